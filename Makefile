@@ -1,0 +1,23 @@
+PY ?= .venv/bin/python
+export SDL_VIDEODRIVER ?= dummy
+export SDL_AUDIODRIVER ?= dummy
+
+.PHONY: setup test lint bench evaluate
+
+setup:  ## fresh venv with every extra (torch pinned to the CPU build)
+	python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,dev]"
+
+test:  ## the whole test suite
+	$(PY) -m pytest -n 2 -q
+
+lint:
+	$(PY) -m ruff check .
+	$(PY) -m mypy
+
+bench:
+	$(PY) -m bench.throughput
+
+evaluate:  ## the main job: the shipped Reversi checkpoint against corner_best
+	$(PY) -m train.evaluate reversi checkpoints/reversi.zip corner_best --games 300 --seed 0

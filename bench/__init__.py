@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): throughput of the envs and of peers, measured side by side."""

@@ -1,0 +1,22 @@
+"""boardgym environments. Importing this package registers the env ids (and nothing heavy).
+
+``Reversi-v0``, ``FourInARow-v0`` (alias ``ConnectFour-v0``) and ``TicTacToe-v0``; also
+reachable without the import as ``gym.make("envs:Reversi-v0")``.
+"""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register, registry
+
+ENV_IDS = {
+    "Reversi-v0": "ReversiEnv",
+    "FourInARow-v0": "FourInARowEnv",
+    "ConnectFour-v0": "FourInARowEnv",
+    "TicTacToe-v0": "TicTacToeEnv",
+}
+
+for _env_id, _class_name in ENV_IDS.items():
+    if _env_id not in registry:
+        register(id=_env_id, entry_point=f"envs.turn_based:{_class_name}")
+
+__all__ = ["ENV_IDS"]

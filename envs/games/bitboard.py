@@ -1,0 +1,75 @@
+"""Bit helpers shared by every game, written once for Python ints and numpy uint64 arrays.
+
+A *bitboard* is a set of board cells stored as the bits of an integer. The rules of each game
+are written against the small set of operators that Python ints and ``np.uint64`` arrays
+share (``& | ^ << >>``, comparisons), so one function serves the fast single env (ints) and
+the batched vector env (arrays of shape ``(N,)``). The helpers here cover the few places
+where the two kinds differ: counting bits, choosing between two values, and unpacking bits
+into cell planes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import numpy as np
+
+FULL64 = 0xFFFF_FFFF_FFFF_FFFF
+"""All 64 bits set. Use ``FULL64 ^ x`` for complement: ``~x`` is negative on Python ints."""
+
+Bits = int | np.ndarray
+"""A bitboard: a Python int (one game) or a ``uint64`` array (a batch of games)."""
+
+T = TypeVar("T")
+
+
+def popcount(bits: Bits) -> Bits:
+    """Number of set bits, elementwise for arrays."""
+    if isinstance(bits, np.ndarray):
+        return np.bitwise_count(bits).astype(np.int64)
+    return bits.bit_count()
+
+
+def select(cond: bool | np.ndarray, if_true: T, if_false: T) -> T:
+    """``if_true`` where ``cond`` holds else ``if_false``; elementwise when ``cond`` is an array."""
+    if isinstance(cond, np.ndarray):
+        result: Any = np.where(cond, if_true, if_false)  # type: ignore[call-overload]
+        return result  # type: ignore[no-any-return]
+    return if_true if cond else if_false
+
+
+def as_uint64(values: Bits) -> np.ndarray:
+    """``values`` as a ``uint64`` array (a 0-d array for a Python int)."""
+    return np.asarray(values, dtype=np.uint64)
+
+
+def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
+    """The bits at positions ``cells`` as a uint8 0/1 array.
+
+    Args:
+        bits: one bitboard (int) or a ``(...)`` array of them.
+        cells: integer array of bit positions (any shape), e.g. a ``(rows, cols)`` board map.
+
+    Returns:
+        ``bits.shape + cells.shape`` uint8 array: 1 where the bit at that position is set.
+    """
+    words = np.asarray(bits, dtype="<u8")
+    words = words.reshape((*words.shape, 1)).view(np.uint8)
+    flat = np.unpackbits(words, axis=-1, bitorder="little")
+    return np.take(flat, cells, axis=-1)
+
+
+def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
+    """Two uint8 planes, ``me`` then ``opp``, on the board map ``cells``.
+
+    Returns ``(2, *cells.shape)`` for ints and ``(N, 2, *cells.shape)`` for ``(N,)`` arrays.
+    """
+    both = unpack(np.array((me, opp), dtype=np.uint64), cells)  # (2, ...) or (2, N, ...)
+    return both if both.ndim == cells.ndim + 1 else np.moveaxis(both, 0, 1)
+
+
+def bit_of(index: int | np.ndarray) -> Bits:
+    """The bitboard with only bit ``index`` set (elementwise for an int array)."""
+    if isinstance(index, np.ndarray):
+        return np.left_shift(np.uint64(1), index.astype(np.uint64))
+    return 1 << int(index)

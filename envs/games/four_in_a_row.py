@@ -1,0 +1,180 @@
+"""Four-in-a-row (Connect Four) rules on bitboards, for any board that fits in 64 bits.
+
+Layout: column ``c`` owns bits ``c * (rows + 1)`` (bottom cell) to ``c * (rows + 1) + rows - 1``
+(top cell); bit ``c * (rows + 1) + rows`` is an always-empty sentinel that stops lines from
+wrapping between columns. The action is the column, 0 on the left. The first player is red
+(``X`` in text), the second yellow (``O``).
+
+A token lands on the lowest empty cell of its column; ``connect`` tokens in a row
+horizontally, vertically or diagonally win; a full board without a line is a draw.
+
+Every bit function serves a Python int (one game) and a ``uint64`` array (a batch);
+``initial_batch`` and ``apply_batch`` are the batched twins of ``initial_state`` and ``apply``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+from typing import NamedTuple
+
+import numpy as np
+
+from envs.games.bitboard import Bits, planes, select, unpack
+from envs.games.errors import IllegalMoveError
+
+ROWS, COLUMNS, CONNECT = 6, 7, 4
+MIN_SIDE = 4
+WORD_BITS = 64
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Precomputed bit tables of one board size; shared by every state of that size."""
+
+    rows: int
+    columns: int
+    connect: int
+    height: int = field(init=False)
+    bottom: int = field(init=False)
+    """One bit at the bottom of every column."""
+    board: int = field(init=False)
+    """Every playable cell."""
+    top: int = field(init=False)
+    """The top playable cell of every column."""
+    board_map: np.ndarray = field(init=False, repr=False, compare=False)
+    """Bit position of each (row, col) cell, row 0 at the top."""
+    top_cells: np.ndarray = field(init=False, repr=False, compare=False)
+    column_bits: np.ndarray = field(init=False, repr=False, compare=False)
+    """``uint64`` mask of each column's playable cells."""
+    line_shifts: tuple[int, ...] = field(init=False)
+    """Bit distance between neighbours: vertical, horizontal and the two diagonals."""
+
+    def __post_init__(self) -> None:
+        h = self.rows + 1
+        cols = range(self.columns)
+        column = (1 << self.rows) - 1
+        values = {
+            "height": h,
+            "bottom": sum(1 << (c * h) for c in cols),
+            "board": sum(column << (c * h) for c in cols),
+            "top": sum(1 << (c * h + self.rows - 1) for c in cols),
+            "board_map": np.array([[c * h + self.rows - 1 - r for c in cols]
+                                   for r in range(self.rows)]),
+            "top_cells": np.array([c * h + self.rows - 1 for c in cols]),
+            "column_bits": np.array([column << (c * h) for c in cols], dtype=np.uint64),
+            "line_shifts": (1, h, h - 1, h + 1),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+@cache
+def geometry(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> Geometry:
+    """The validated ``Geometry`` of a board size.
+
+    Raises:
+        ValueError: a side below 4, ``connect`` outside 2..max(rows, columns), or a board too
+            big for 64 bits (``(rows + 1) * columns <= 64``).
+    """
+    for name, value in (("rows", rows), ("columns", columns), ("connect", connect)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise ValueError(f"{name} must be an int, got {value!r}")
+    if rows < MIN_SIDE or columns < MIN_SIDE:
+        raise ValueError(f"rows and columns must each be >= {MIN_SIDE}, got rows={rows}, "
+                         f"columns={columns}")
+    if not 2 <= connect <= max(rows, columns):
+        raise ValueError(f"connect must be between 2 and max(rows, columns) = "
+                         f"{max(rows, columns)}, got connect={connect}")
+    if (rows + 1) * columns > WORD_BITS:
+        raise ValueError(f"a {rows}x{columns} board does not fit the 64-bit board: "
+                         f"(rows + 1) * columns must be <= {WORD_BITS}")
+    return Geometry(int(rows), int(columns), int(connect))
+
+
+class State(NamedTuple):
+    """A four-in-a-row position. For a batch, ``me``, ``opp``, ``to_move`` are ``(N,)`` arrays.
+
+    Attributes:
+        me: tokens of the side to move.
+        opp: tokens of the other side (the one that just moved).
+        to_move: 0 if the first player moves next, 1 otherwise.
+        geom: the board size's bit tables.
+    """
+
+    me: Bits
+    opp: Bits
+    to_move: int | np.ndarray
+    geom: Geometry
+
+
+def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
+    """True where ``bits`` hold ``connect`` cells in a row in any direction."""
+    found: bool | np.ndarray = False
+    for s in geom.line_shifts:
+        run = bits
+        for i in range(1, geom.connect):
+            run = run & (bits >> (i * s))
+        found = found | (run != 0)
+    return found
+
+
+def initial_state(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
+    """The empty board of the given size, first player to move."""
+    return State(0, 0, 0, geometry(rows, columns, connect))
+
+
+def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
+                  connect: int = CONNECT) -> State:
+    """``n`` empty boards as a batched state."""
+    zeros = np.zeros(n, dtype=np.uint64)
+    return State(zeros, zeros.copy(), np.zeros(n, dtype=np.int64), geometry(rows, columns, connect))
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """Bool mask of playable columns, ``(columns,)`` (``(N, columns)``); all False once over."""
+    geom = state.geom
+    open_top = geom.top ^ ((state.me | state.opp) & geom.top)
+    mask = unpack(open_top, geom.top_cells).view(bool)
+    return mask & ~np.asarray(is_terminal(state))[..., None]
+
+
+def _play(state: State, column_bits: Bits) -> State:
+    """The position after the side to move drops a token in the column ``column_bits``."""
+    filled = state.me | state.opp
+    landing = (filled + state.geom.bottom) & column_bits
+    return State(state.opp, state.me | landing, 1 - state.to_move, state.geom)
+
+
+def apply(state: State, action: int) -> State:
+    """The position after the side to move drops a token in column ``action``.
+
+    Raises:
+        IllegalMoveError: the column is full, out of range, or the game is over.
+    """
+    if not 0 <= action < state.geom.columns or not legal_mask(state)[action]:
+        raise IllegalMoveError(f"column {action} cannot be played here; playable columns: "
+                               f"{np.flatnonzero(legal_mask(state)).tolist()}")
+    return _play(state, int(state.geom.column_bits[action]))
+
+
+def apply_batch(state: State, actions: np.ndarray) -> State:
+    """Batched ``apply``: game ``i`` drops in column ``actions[i]``, which must be playable."""
+    return _play(state, state.geom.column_bits[np.asarray(actions)])
+
+
+def is_terminal(state: State) -> bool | np.ndarray:
+    """True when the last mover made a line or the board is full."""
+    return has_line(state.opp, state.geom) | ((state.me | state.opp) == state.geom.board)
+
+
+def outcome(state: State) -> int | np.ndarray:
+    """+1 first player won, -1 second player won, 0 draw (terminal states)."""
+    last_mover_sign = select(state.to_move == 1, 1, -1)
+    return select(has_line(state.opp, state.geom), last_mover_sign, 0)
+
+
+def observation(state: State) -> np.ndarray:
+    """uint8 planes ``(2, rows, columns)`` (batched ``(N, 2, rows, columns)``), row 0 on top:
+    the side to move's tokens, then the other's."""
+    return planes(state.me, state.opp, state.geom.board_map)

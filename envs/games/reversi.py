@@ -1,0 +1,177 @@
+"""Reversi (Othello) rules on 64-bit bitboards.
+
+Cell ``row * 8 + col`` is bit ``row * 8 + col`` (row 0 at the top, col 0 on the left); the
+action index is the same number. The first player (``to_move == 0``, black, ``X`` in the
+classic console programs) starts with d5 and e4, the second with d4 and e5.
+
+A move must flip at least one disc along one of 8 directions. Passing is automatic: after
+``apply`` the side to move has a legal move unless the game is over (neither side can move).
+More discs wins; equal counts are a draw.
+
+Every bit function below serves a Python int (one game) and a ``uint64`` array (a batch);
+``initial_batch`` and ``apply_batch`` are the batched twins of ``initial_state`` and ``apply``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from envs.games.bitboard import FULL64, Bits, bit_of, planes, popcount, select, unpack
+from envs.games.errors import IllegalMoveError
+
+SIZE = 8
+CELLS = SIZE * SIZE
+NUM_ACTIONS = CELLS
+ACTION_CELLS = np.arange(CELLS)
+BOARD_MAP = ACTION_CELLS.reshape(SIZE, SIZE)
+"""Bit position of each (row, col) cell."""
+
+NOT_COL_0 = 0xFEFE_FEFE_FEFE_FEFE
+NOT_COL_7 = 0x7F7F_7F7F_7F7F_7F7F
+CORNERS = 0x8100_0000_0000_0081
+EDGES = 0xFF81_8181_8181_81FF
+FIRST_START = (1 << 28) | (1 << 35)  # e4, d5
+SECOND_START = (1 << 27) | (1 << 36)  # d4, e5
+MAX_RUN = SIZE - 2
+"""Longest run of opponent discs a move can flip in one direction."""
+
+# (shift, mask) per direction. A left shift by s moves a cell s positions up the bit order;
+# the mask clears cells that wrapped around a row edge.
+LEFT_SHIFTS = ((1, NOT_COL_0), (SIZE, FULL64), (SIZE + 1, NOT_COL_0), (SIZE - 1, NOT_COL_7))
+RIGHT_SHIFTS = ((1, NOT_COL_7), (SIZE, FULL64), (SIZE + 1, NOT_COL_7), (SIZE - 1, NOT_COL_0))
+
+
+class State(NamedTuple):
+    """A Reversi position. For a batch, every field is an array of shape ``(N,)``.
+
+    Attributes:
+        me: discs of the side to move.
+        opp: discs of the other side.
+        to_move: 0 if the first player moves next, 1 otherwise.
+        legal: legal-move bits of the side to move; 0 exactly when the game is over.
+    """
+
+    me: Bits
+    opp: Bits
+    to_move: int | np.ndarray
+    legal: Bits
+
+
+def legal_bits(me: Bits, opp: Bits) -> Bits:
+    """Cells where the side owning ``me`` may play against ``opp``."""
+    empty = FULL64 ^ (me | opp)
+    moves: Bits = 0
+    for s, mask in LEFT_SHIFTS:
+        inner = opp & mask
+        run = inner & (me << s)
+        for _ in range(MAX_RUN - 1):
+            run |= inner & (run << s)
+        moves |= empty & mask & (run << s)
+    for s, mask in RIGHT_SHIFTS:
+        inner = opp & mask
+        run = inner & (me >> s)
+        for _ in range(MAX_RUN - 1):
+            run |= inner & (run >> s)
+        moves |= empty & mask & (run >> s)
+    return moves
+
+
+def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
+    """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``."""
+    flipped: Bits = 0
+    for s, mask in LEFT_SHIFTS:
+        inner = opp & mask
+        run = inner & (move << s)
+        for _ in range(MAX_RUN - 1):
+            run |= inner & (run << s)
+        flipped |= run * ((me & mask & (run << s)) != 0)
+    for s, mask in RIGHT_SHIFTS:
+        inner = opp & mask
+        run = inner & (move >> s)
+        for _ in range(MAX_RUN - 1):
+            run |= inner & (run >> s)
+        flipped |= run * ((me & mask & (run >> s)) != 0)
+    return flipped
+
+
+def _play(state: State, move: Bits) -> State:
+    """The position after the side to move plays ``move`` (assumed legal), passes included."""
+    flipped = flip_bits(state.me, state.opp, move)
+    mover = state.me | move | flipped
+    other = state.opp ^ flipped
+    other_legal = legal_bits(other, mover)
+    mover_legal = legal_bits(mover, other)
+    passes = (other_legal == 0) & (mover_legal != 0)
+    return State(
+        me=select(passes, mover, other),
+        opp=select(passes, other, mover),
+        to_move=select(passes, state.to_move, 1 - state.to_move),
+        legal=select(passes, mover_legal, other_legal),
+    )
+
+
+def initial_state() -> State:
+    """The standard start: four discs in the centre, first player to move."""
+    return State(FIRST_START, SECOND_START, 0, legal_bits(FIRST_START, SECOND_START))
+
+
+def initial_batch(n: int) -> State:
+    """``n`` start positions as a batched state."""
+    start = initial_state()
+    return State(me=np.full(n, start.me, dtype=np.uint64),
+                 opp=np.full(n, start.opp, dtype=np.uint64),
+                 to_move=np.zeros(n, dtype=np.int64),
+                 legal=np.full(n, start.legal, dtype=np.uint64))
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """Bool mask of legal actions, shape ``(64,)`` (``(N, 64)`` for a batch)."""
+    return unpack(state.legal, ACTION_CELLS).view(bool)
+
+
+def apply(state: State, action: int) -> State:
+    """The position after the side to move plays ``action``.
+
+    Raises:
+        IllegalMoveError: ``action`` is not a legal move here.
+    """
+    if not 0 <= action < CELLS or not (state.legal >> action) & 1:
+        raise IllegalMoveError(f"{action} is not a legal Reversi move here; legal moves: "
+                               f"{np.flatnonzero(legal_mask(state)).tolist()}")
+    return _play(state, 1 << action)
+
+
+def apply_batch(state: State, actions: np.ndarray) -> State:
+    """Batched ``apply``: game ``i`` plays ``actions[i]``, which must be legal there."""
+    return _play(state, bit_of(np.asarray(actions)))
+
+
+def is_terminal(state: State) -> bool | np.ndarray:
+    """True when neither side can move."""
+    return state.legal == 0
+
+
+def score(state: State) -> tuple[Bits, Bits]:
+    """Disc counts ``(first player, second player)``."""
+    mine, theirs = popcount(state.me), popcount(state.opp)
+    return select(state.to_move == 0, mine, theirs), select(state.to_move == 0, theirs, mine)
+
+
+def outcome(state: State) -> int | np.ndarray:
+    """+1 if the first player has more discs, -1 if fewer, 0 if equal (terminal states)."""
+    first, second = score(state)
+    if isinstance(first, np.ndarray):
+        return np.sign(first - second)
+    return (first > second) - (first < second)
+
+
+def flips(state: State, action: int) -> Bits:
+    """Bitboard of the discs that ``action`` would flip for the side to move (0 if none)."""
+    return flip_bits(state.me, state.opp, bit_of(action))
+
+
+def observation(state: State) -> np.ndarray:
+    """uint8 planes ``(2, 8, 8)`` (``(N, 2, 8, 8)``): side to move's discs, then the other's."""
+    return planes(state.me, state.opp, BOARD_MAP)

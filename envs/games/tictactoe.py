@@ -1,0 +1,111 @@
+"""Tic-tac-toe rules on 9-bit bitboards.
+
+Cells 0..8 row-major from the top-left; cell ``i`` is bit ``i`` and action ``i``. The first
+player is ``X``, the second ``O``. Three in a row (row, column or diagonal) wins; a full
+board without a line is a draw.
+
+Every bit function serves a Python int (one game) and a ``uint64`` array (a batch);
+``initial_batch`` and ``apply_batch`` are the batched twins of ``initial_state`` and ``apply``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from envs.games.bitboard import Bits, bit_of, planes, select, unpack
+from envs.games.errors import IllegalMoveError
+
+SIZE = 3
+CELLS = SIZE * SIZE
+NUM_ACTIONS = CELLS
+FULL = (1 << CELLS) - 1
+ACTION_CELLS = np.arange(CELLS)
+BOARD_MAP = ACTION_CELLS.reshape(SIZE, SIZE)
+CENTRE = 4
+CORNER_CELLS = (0, 2, 6, 8)
+SIDE_CELLS = (1, 3, 5, 7)
+LINES = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
+    (0, 4, 8), (2, 4, 6),  # diagonals
+)
+LINE_BITS = tuple(sum(1 << cell for cell in line) for line in LINES)
+
+
+class State(NamedTuple):
+    """A tic-tac-toe position. For a batch, every field is an ``(N,)`` array.
+
+    Attributes:
+        me: marks of the side to move.
+        opp: marks of the other side (the one that just moved).
+        to_move: 0 if ``X`` (the first player) moves next, 1 otherwise.
+    """
+
+    me: Bits
+    opp: Bits
+    to_move: int | np.ndarray
+
+
+def has_line(bits: Bits) -> bool | np.ndarray:
+    """True where ``bits`` hold one of the eight lines."""
+    found: bool | np.ndarray = False
+    for line in LINE_BITS:
+        found = found | ((bits & line) == line)
+    return found
+
+
+def initial_state() -> State:
+    """The empty board, ``X`` to move."""
+    return State(0, 0, 0)
+
+
+def initial_batch(n: int) -> State:
+    """``n`` empty boards as a batched state."""
+    zeros = np.zeros(n, dtype=np.uint64)
+    return State(zeros, zeros.copy(), np.zeros(n, dtype=np.int64))
+
+
+def legal_bits(state: State) -> Bits:
+    """Empty cells, or none once the game is over."""
+    empty = FULL ^ (state.me | state.opp)
+    return select(is_terminal(state), empty & 0, empty)
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """Bool mask of legal actions, ``(9,)`` (``(N, 9)`` for a batch)."""
+    return unpack(legal_bits(state), ACTION_CELLS).view(bool)
+
+
+def apply(state: State, action: int) -> State:
+    """The position after the side to move marks cell ``action``.
+
+    Raises:
+        IllegalMoveError: the cell is taken, out of range, or the game is over.
+    """
+    if not 0 <= action < CELLS or not (legal_bits(state) >> action) & 1:
+        raise IllegalMoveError(f"cell {action} cannot be played here; free cells: "
+                               f"{np.flatnonzero(legal_mask(state)).tolist()}")
+    return State(state.opp, state.me | (1 << action), 1 - state.to_move)
+
+
+def apply_batch(state: State, actions: np.ndarray) -> State:
+    """Batched ``apply``: game ``i`` marks cell ``actions[i]``, which must be free."""
+    return State(state.opp, state.me | bit_of(np.asarray(actions)), 1 - state.to_move)
+
+
+def is_terminal(state: State) -> bool | np.ndarray:
+    """True when the last mover made a line or the board is full."""
+    return has_line(state.opp) | ((state.me | state.opp) == FULL)
+
+
+def outcome(state: State) -> int | np.ndarray:
+    """+1 ``X`` won, -1 ``O`` won, 0 draw (terminal states)."""
+    return select(has_line(state.opp), select(state.to_move == 1, 1, -1), 0)
+
+
+def observation(state: State) -> np.ndarray:
+    """uint8 planes ``(2, 3, 3)`` (batched ``(N, 2, 3, 3)``): side to move's marks, then the
+    other's."""
+    return planes(state.me, state.opp, BOARD_MAP)

@@ -1,0 +1,1 @@
+"""Scripts: evaluation, training, self-play, tournaments and the ``boardgym`` command line."""
