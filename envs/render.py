@@ -7,6 +7,7 @@ view (plane 0 the first player's stones), as ``first_player_planes`` builds them
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -37,6 +38,8 @@ STYLES = {
                        ((200, 40, 40), (30, 80, 200)), "marks"),
 }
 HOLE = (235, 235, 235)
+HINT_RADIUS = 0.1
+"""Radius of a hint dot, in cell widths."""
 
 
 def first_player_planes(rules: ModuleType, state: Any) -> np.ndarray:
@@ -47,18 +50,32 @@ def first_player_planes(rules: ModuleType, state: Any) -> np.ndarray:
 
 def ansi(game: str, board: np.ndarray) -> str:
     """The board as text, with the labels of that game's classic console program."""
+    return ansi_labelled(game, board, {})
+
+
+def ansi_labelled(game: str, board: np.ndarray, labels: Mapping[int, str]) -> str:
+    """Like ``ansi``, with one character drawn on some empty cells (hints, cell numbers).
+
+    Args:
+        game: the canonical game name.
+        board: first-player planes ``(2, rows, cols)``.
+        labels: cell index ``row * cols + col`` -> the one character to show there when the
+            cell is empty (occupied cells keep their stone).
+    """
     symbols = STYLES[game].symbols
     codes = board[0] + 2 * board[1]
-    rows = ["".join(symbols[c] for c in row) for row in codes]
     cols = board.shape[2]
+    cells = [[symbols[c] if c or r * cols + k not in labels else labels[r * cols + k]
+              for k, c in enumerate(row)] for r, row in enumerate(codes)]
+    rows = ["".join(row) for row in cells]
     if game == "tictactoe":
         return "\n---+---+---\n".join(" " + " | ".join(row) for row in rows) + "\n"
-    labels = "".join(str((c + 1) % 10) for c in range(cols))
+    ruler = "".join(str((c + 1) % 10) for c in range(cols))
     border = " +" + "-" * cols + "+"
     if game == "reversi":
         body = [f"{r + 1}|{row}|{r + 1}" for r, row in enumerate(rows)]
-        return "\n".join(["  " + labels, border, *body, border, "  " + labels]) + "\n"
-    return "\n".join(["  " + labels, *(f" |{row}|" for row in rows), border]) + "\n"
+        return "\n".join(["  " + ruler, border, *body, border, "  " + ruler]) + "\n"
+    return "\n".join(["  " + ruler, *(f" |{row}|" for row in rows), border]) + "\n"
 
 
 def _grid(cell: int) -> tuple[np.ndarray, np.ndarray]:
@@ -67,10 +84,10 @@ def _grid(cell: int) -> tuple[np.ndarray, np.ndarray]:
     return ticks[:, None], ticks[None, :]
 
 
-def _shape_mask(shape: str, player: int, cell: int) -> np.ndarray:
-    """Bool mask of one player's piece in a cell."""
+def _shape_mask(shape: str, player: int, cell: int, squeeze: float = 1.0) -> np.ndarray:
+    """Bool mask of one player's piece in a cell; discs narrowed to ``squeeze`` of their width."""
     y, x = _grid(cell)
-    radius = np.hypot(y, x)
+    radius = np.hypot(y, x / max(squeeze, 1e-3))
     if shape != "marks":
         return radius < 0.4
     if player == 0:  # X: two thick diagonals inside a margin
@@ -105,6 +122,31 @@ def rgb(game: str, board: np.ndarray) -> np.ndarray:
     tiles = _sprites(game)[codes]  # (rows, cols, cell, cell, 3)
     rows, cols, cell = tiles.shape[:3]
     return tiles.transpose(0, 2, 1, 3, 4).reshape(rows * cell, cols * cell, 3)
+
+
+def piece(game: str, player: int, squeeze: float = 1.0) -> np.ndarray:
+    """One player's piece alone, as an RGBA image ``(cell, cell, 4)`` uint8 (transparent around).
+
+    For pieces off the board or in motion: a dragged or falling token, a disc turning over
+    (``squeeze`` < 1 narrows a disc to that fraction of its width, as seen edge-on).
+    """
+    style = STYLES[game]
+    image = np.zeros((style.cell, style.cell, 4), np.uint8)
+    mask = _shape_mask(style.shape, player, style.cell, squeeze)
+    image[mask] = (*style.colours[player], 255)
+    return image
+
+
+def highlight(game: str, frame: np.ndarray, cells: Iterable[int], colour: RGB) -> np.ndarray:
+    """A copy of ``frame`` (an ``rgb`` image of ``game``) with a small dot on each of ``cells``."""
+    cell = STYLES[game].cell
+    cols = frame.shape[1] // cell
+    dot = np.hypot(*_grid(cell)) < HINT_RADIUS
+    out = frame.copy()
+    for index in cells:
+        row, col = divmod(int(index), cols)
+        out[row * cell:(row + 1) * cell, col * cell:(col + 1) * cell][dot] = colour
+    return out
 
 
 def import_pygame() -> ModuleType:
