@@ -69,7 +69,6 @@ class Geometry:
             object.__setattr__(self, name, value)
 
 
-@cache
 def geometry(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> Geometry:
     """The validated ``Geometry`` of a board size.
 
@@ -89,7 +88,12 @@ def geometry(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -
     if (rows + 1) * columns > WORD_BITS:
         raise ValueError(f"a {rows}x{columns} board does not fit the 64-bit board: "
                          f"(rows + 1) * columns must be <= {WORD_BITS}")
-    return Geometry(int(rows), int(columns), int(connect))
+    return _geometry(int(rows), int(columns), int(connect))
+
+
+@cache
+def _geometry(rows: int, columns: int, connect: int) -> Geometry:
+    return Geometry(rows, columns, connect)
 
 
 class State(NamedTuple):

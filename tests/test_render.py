@@ -1,0 +1,80 @@
+"""Rendering: text boards like the classic programs, drawn images, and the pygame window."""
+
+from __future__ import annotations
+
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import envs  # noqa: F401
+
+
+def test_reversi_ansi_has_labels_and_the_start_discs() -> None:
+    env = gym.make("Reversi-v0", opponent="random", render_mode="ansi", first_player="agent")
+    env.reset(seed=0)
+    lines = env.render().splitlines()
+    assert lines[0].strip() == "12345678" and lines[-1].strip() == "12345678"
+    assert lines[5] == "4|   OX   |4" and lines[6] == "5|   XO   |5"
+
+
+def test_four_in_a_row_ansi_shows_column_numbers_and_a_dropped_token() -> None:
+    env = gym.make("FourInARow-v0", opponent="random", render_mode="ansi", first_player="agent")
+    env.reset(seed=0)
+    env.step(3)
+    lines = env.render().splitlines()
+    assert lines[0].strip() == "1234567"
+    assert lines[6][2 + 3] == "X"
+    assert lines[6].count("O") + lines[5].count("O") == 1
+
+
+def test_tictactoe_ansi_grid() -> None:
+    env = gym.make("TicTacToe-v0", opponent="random", render_mode="ansi", first_player="agent")
+    env.reset(seed=0)
+    env.step(4)
+    text = env.render()
+    assert "---+---+---" in text and text.splitlines()[2][5] == "X"
+
+
+def test_rgb_reversi_disc_colours() -> None:
+    env = gym.make("Reversi-v0", opponent="random", render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    cell = frame.shape[0] // 8
+    assert frame.shape == (8 * cell, 8 * cell, 3) and frame.dtype == np.uint8
+
+    def centre(row: int, col: int) -> np.ndarray:
+        return frame[row * cell + cell // 2, col * cell + cell // 2]
+
+    assert centre(3, 4).max() < 60  # e4: a black disc
+    assert centre(3, 3).min() > 200  # d4: a white disc
+    assert centre(0, 0)[1] > centre(0, 0)[0]  # empty square: green
+
+
+def test_rgb_four_in_a_row_red_token_in_a_blue_frame() -> None:
+    env = gym.make("FourInARow-v0", opponent="random", render_mode="rgb_array",
+                   first_player="agent")
+    env.reset(seed=0)
+    env.step(0)
+    frame = env.render()
+    cell = frame.shape[1] // 7
+    r, g, b = frame[5 * cell + cell // 2, cell // 2]
+    assert r > 180 and g < 80 and b < 80
+    r, g, b = frame[2, 2]
+    assert b > 150 and r < 50
+
+
+def test_human_mode_opens_a_window() -> None:
+    pytest.importorskip("pygame")
+    env = gym.make("TicTacToe-v0", opponent="random", render_mode="human")
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    env.close()
+
+
+def test_human_mode_without_pygame_names_the_gui_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pygame", None)
+    env = gym.make("TicTacToe-v0", opponent="random", render_mode="human")
+    with pytest.raises(ImportError, match=r"boardgym\[gui\]"):
+        env.reset(seed=0)

@@ -1,0 +1,120 @@
+"""Invariants of every game's rules over random legal play (hypothesis)."""
+
+from __future__ import annotations
+
+import itertools
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
+
+GAMES = [
+    pytest.param(reversi, {}, id="reversi"),
+    pytest.param(four_in_a_row, {}, id="four_in_a_row"),
+    pytest.param(four_in_a_row, dict(rows=6, columns=9, connect=5), id="four_in_a_row_6x9_5"),
+    pytest.param(four_in_a_row, dict(rows=4, columns=5, connect=3), id="four_in_a_row_4x5_3"),
+    pytest.param(tictactoe, {}, id="tictactoe"),
+]
+CHOICES = st.lists(st.integers(0, 1 << 16), min_size=70, max_size=70)
+
+
+def playout(rules: ModuleType, config: dict[str, Any], choices: list[int]) -> list[tuple]:
+    """``(state, action)`` pairs of one game, action None at the end."""
+    state, trail = rules.initial_state(**config), []
+    for choice in choices:
+        if rules.is_terminal(state):
+            break
+        legal = np.flatnonzero(rules.legal_mask(state))
+        action = int(legal[choice % len(legal)])
+        trail.append((state, action))
+        state = rules.apply(state, action)
+    trail.append((state, None))
+    return trail
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=30, deadline=None)
+@given(choices=CHOICES)
+def test_games_end_within_the_board_and_always_offer_a_move(
+        rules: ModuleType, config: dict[str, Any], choices: list[int]) -> None:
+    trail = playout(rules, config, choices)
+    final = trail[-1][0]
+    assert rules.is_terminal(final), "every game ends within the number of cells"
+    assert rules.outcome(final) in (-1, 0, 1)
+    assert not rules.legal_mask(final).any()
+    for state, _ in trail[:-1]:
+        assert not rules.is_terminal(state) and rules.legal_mask(state).any()
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=10, deadline=None)
+@given(choices=CHOICES)
+def test_mask_is_exactly_the_moves_apply_accepts(
+        rules: ModuleType, config: dict[str, Any], choices: list[int]) -> None:
+    for state, _ in playout(rules, config, choices)[::5]:
+        mask = rules.legal_mask(state)
+        for action in range(mask.size):
+            try:
+                rules.apply(state, action)
+                accepted = True
+            except IllegalMoveError:
+                accepted = False
+            assert accepted == mask[action]
+
+
+@settings(max_examples=30, deadline=None)
+@given(choices=CHOICES)
+def test_reversi_disc_count_conservation(choices: list[int]) -> None:
+    trail = playout(reversi, {}, choices)
+    for (before, action), (after, _) in itertools.pairwise(trail):
+        flipped = int(reversi.flips(before, action)).bit_count()
+        assert flipped >= 1
+        counts_before, counts_after = reversi.score(before), reversi.score(after)
+        mover = before.to_move
+        assert counts_after[mover] == counts_before[mover] + 1 + flipped
+        assert counts_after[1 - mover] == counts_before[1 - mover] - flipped
+        assert sum(counts_after) == sum(counts_before) + 1
+
+
+def stack(states: list[Any]) -> Any:
+    """A batched state holding ``states`` (same type), field by field."""
+    first = states[0]
+    fields = {}
+    for name, value in first._asdict().items():
+        if isinstance(value, int):
+            dtype = np.int64 if name == "to_move" else np.uint64
+            fields[name] = np.array([getattr(s, name) for s in states], dtype=dtype)
+        else:
+            fields[name] = value  # shared, e.g. four-in-a-row's geometry
+    return type(first)(**fields)
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=5, deadline=None)
+@given(seeds=st.lists(CHOICES, min_size=8, max_size=8))
+def test_scalar_and_batched_rules_agree_move_by_move(
+        rules: ModuleType, config: dict[str, Any], seeds: list[list[int]]) -> None:
+    games = [playout(rules, config, choices) for choices in seeds]
+    for ply in range(max(map(len, games))):
+        live = [g[ply] for g in games if ply < len(g)]
+        batch = stack([state for state, _ in live])
+        np.testing.assert_array_equal(rules.legal_mask(batch),
+                                      [rules.legal_mask(s) for s, _ in live])
+        np.testing.assert_array_equal(rules.observation(batch),
+                                      [rules.observation(s) for s, _ in live])
+        np.testing.assert_array_equal(rules.is_terminal(batch),
+                                      [rules.is_terminal(s) for s, _ in live])
+        moving = [(s, a) for s, a in live if a is not None]
+        if not moving:
+            continue
+        after = rules.apply_batch(stack([s for s, _ in moving]), np.array([a for _, a in moving]))
+        expected = stack([rules.apply(s, a) for s, a in moving])
+        for got, want in zip(after, expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+    finals = [g[-1][0] for g in games]
+    np.testing.assert_array_equal(rules.outcome(stack(finals)), [rules.outcome(s) for s in finals])
