@@ -21,6 +21,8 @@ Bits = int | np.ndarray
 """A bitboard: a Python int (one game) or a ``uint64`` array (a batch of games)."""
 
 T = TypeVar("T")
+BYTE_BITS = 8
+_POSITIONS = np.arange(64)
 
 
 def popcount(bits: Bits) -> Bits:
@@ -54,18 +56,28 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
         ``bits.shape + cells.shape`` uint8 array: 1 where the bit at that position is set.
     """
     words = np.asarray(bits, dtype="<u8")
-    words = words.reshape((*words.shape, 1)).view(np.uint8)
-    flat = np.unpackbits(words, axis=-1, bitorder="little")
+    shape = words.shape
+    used_bytes = int(cells.max()) // BYTE_BITS + 1 if cells.size else 1
+    octets = words.reshape((*shape, 1)).view(np.uint8)[..., :used_bytes]
+    flat = np.unpackbits(octets, axis=-1, bitorder="little")
+    if _is_prefix(cells, flat.shape[-1]):
+        return flat[..., :cells.size].reshape(shape + cells.shape)
     return np.take(flat, cells, axis=-1)
+
+
+def _is_prefix(cells: np.ndarray, limit: int) -> bool:
+    """True when ``cells`` (read row-major) is ``0, 1, 2, ...``: no gather is needed."""
+    return cells.size <= limit and bool(np.array_equal(cells.reshape(-1), _POSITIONS[:cells.size]))
 
 
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     """Two uint8 planes, ``me`` then ``opp``, on the board map ``cells``.
 
-    Returns ``(2, *cells.shape)`` for ints and ``(N, 2, *cells.shape)`` for ``(N,)`` arrays.
+    Returns ``(2, *cells.shape)`` for ints and ``(N, 2, *cells.shape)`` for ``(N,)`` arrays
+    (C-contiguous either way).
     """
-    both = unpack(np.array((me, opp), dtype=np.uint64), cells)  # (2, ...) or (2, N, ...)
-    return both if both.ndim == cells.ndim + 1 else np.moveaxis(both, 0, 1)
+    pair = np.stack((np.asarray(me, dtype=np.uint64), np.asarray(opp, dtype=np.uint64)), axis=-1)
+    return unpack(pair, cells)
 
 
 def bit_of(index: int | np.ndarray) -> Bits:

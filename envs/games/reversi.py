@@ -96,13 +96,26 @@ def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
     return flipped
 
 
+def _legal_where_stuck(other_legal: Bits, mover: Bits, other: Bits) -> Bits:
+    """``legal_bits(mover, other)`` where ``other_legal`` is 0 (the only place a pass can
+    happen); 0 elsewhere, where it is never looked at."""
+    if not isinstance(other_legal, np.ndarray):
+        return legal_bits(mover, other) if other_legal == 0 else 0
+    stuck = other_legal == 0
+    result = np.zeros_like(other_legal)
+    if stuck.any():
+        result[stuck] = legal_bits(np.broadcast_to(mover, stuck.shape)[stuck],
+                                   np.broadcast_to(other, stuck.shape)[stuck])
+    return result
+
+
 def _play(state: State, move: Bits) -> State:
     """The position after the side to move plays ``move`` (assumed legal), passes included."""
     flipped = flip_bits(state.me, state.opp, move)
     mover = state.me | move | flipped
     other = state.opp ^ flipped
     other_legal = legal_bits(other, mover)
-    mover_legal = legal_bits(mover, other)
+    mover_legal = _legal_where_stuck(other_legal, mover, other)
     passes = (other_legal == 0) & (mover_legal != 0)
     return State(
         me=select(passes, mover, other),
