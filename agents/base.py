@@ -30,7 +30,8 @@ class RandomAgent:
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """A uniformly random legal action."""
-        return int(rng.choice(np.flatnonzero(self.rules.legal_mask(state))))
+        legal = self.rules.legal_mask(state).nonzero()[0]
+        return int(legal[int(rng.random() * len(legal))])
 
 
 def no_argument(name: str, build: Callable[[], Agent]) -> AgentFactory:

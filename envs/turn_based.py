@@ -38,11 +38,14 @@ def _action_index(action: Any, n: int) -> int:
         TypeError: not an integer (an int, a numpy integer or a 0-d integer array).
         ValueError: outside the action space.
     """
-    value = np.asarray(action)
-    if value.shape != () or value.dtype.kind not in "iu":
-        raise TypeError(f"action must be an integer in [0, {n}), got {action!r}; for a numpy "
-                        "array of actions, step a vector env instead")
-    index = int(value)
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        index = int(action)
+    else:
+        value = np.asarray(action)
+        if value.shape != () or value.dtype.kind not in "iu":
+            raise TypeError(f"action must be an integer in [0, {n}), got {action!r}; for a "
+                            "numpy array of actions, step a vector env instead")
+        index = int(value)
     if not 0 <= index < n:
         raise ValueError(f"action {index} is outside the action space Discrete({n}); "
                          f"use an integer in [0, {n}) (see env.action_masks())")
@@ -70,7 +73,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.first_player = _choice("first_player", first_player, FIRST_PLAYER_CHOICES)
         self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTION_CHOICES)
         self.reward_mode = _choice("reward", reward, REWARD_CHOICES)
-        if reward == "score" and not hasattr(self.rules, "score"):
+        if reward == "score" and self.game != "reversi":
             raise ValueError(f"reward='score' is only for Reversi; use reward='win' for "
                              f"{self.game}")
         self.config = config
@@ -83,9 +86,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
         self.opponent_spec = self.default_opponent if opponent is None else opponent
         self.opponent = make_agent(self.game, self.opponent_spec)
+        self.has_score = hasattr(self.rules, "score")
         self.state: Any = None
         self.agent_side = 0
         self.done = True
+        self._mask = np.zeros(n_actions, dtype=bool)
         self._window: render.Window | None = None
 
     def _initial_state(self, config: dict[str, Any]) -> Any:
@@ -111,8 +116,9 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self.agent_side = int(self.np_random.integers(2))
         else:
             self.agent_side = 0 if first == "agent" else 1
-        self.state, self.done = self._initial, False
+        self.state = self._initial
         opponent_action = self._opponent_turns()
+        self._settle()
         info = self._info(opponent_action)
         if self.render_mode == "human":
             self.render()
@@ -124,16 +130,17 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             raise gym.error.ResetNeeded("the game is over (or never started): call env.reset() "
                                         "before env.step()")
         index = _action_index(action, int(self.action_space.n))
-        if not self.rules.legal_mask(self.state)[index]:
+        if not self._mask[index]:
             if self.illegal_action == "raise":
                 raise IllegalMoveError(f"action {index} is illegal here; legal actions: "
-                                       f"{np.flatnonzero(self.action_masks()).tolist()}")
+                                       f"{np.flatnonzero(self._mask).tolist()}")
             self.done = True
+            self._mask = np.zeros_like(self._mask)
             info = self._info(None, illegal=True)
             return self._observation(), float(OPPONENT_WON), True, False, info
         self.state = self.rules.apply(self.state, index)
         opponent_action = self._opponent_turns()
-        self.done = bool(self.rules.is_terminal(self.state))
+        self._settle()
         if self.render_mode == "human":
             self.render()
         return (self._observation(), self._reward(), self.done, False,
@@ -141,9 +148,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent's legal actions (all False once the game is over)."""
-        if self.state is None or self.done:
-            return np.zeros(int(self.action_space.n), dtype=bool)
-        return self.rules.legal_mask(self.state)
+        return self._mask.copy()
 
     def render(self) -> str | np.ndarray | None:
         """The board as text (``ansi``), an image (``rgb_array``), or drawn in a window."""
@@ -179,6 +184,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self.state = self.rules.apply(self.state, action)
         return action
 
+    def _settle(self) -> None:
+        """After the moves of a reset or step: note the end of the game and the agent's mask."""
+        self.done = bool(self.rules.is_terminal(self.state))
+        self._mask = self.rules.legal_mask(self.state)
+
     def _observation(self) -> np.ndarray:
         planes = self.rules.observation(self.state)
         if self.state.to_move == self.agent_side:
@@ -204,9 +214,9 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return float(self._winner())
 
     def _info(self, opponent_action: int | None, illegal: bool = False) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self.action_masks(),
+        info: dict[str, Any] = {"action_mask": self._mask.copy(),
                                 "opponent_action": opponent_action}
-        if hasattr(self.rules, "score"):
+        if self.has_score:
             info["score"] = self._agent_score()
         if illegal:
             info["illegal_action"] = True

@@ -38,7 +38,8 @@ def test_tictactoe_ansi_grid() -> None:
 
 
 def test_rgb_reversi_disc_colours() -> None:
-    env = gym.make("Reversi-v0", opponent="random", render_mode="rgb_array")
+    env = gym.make("Reversi-v0", opponent="random", render_mode="rgb_array",
+                   first_player="agent")
     env.reset(seed=0)
     frame = env.render()
     cell = frame.shape[0] // 8
