@@ -11,7 +11,7 @@ returned value: each value is computed by exactly the classic sequence of float 
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -24,34 +24,39 @@ POTENTIAL_CACHE_SIZE = 1 << 18
 WIN, LOSS, NEUTRAL = 1, -1, 0
 
 
-def _drop(me: int, opp: int, column: int, geom: rules.Geometry) -> int:
-    """``me`` with a token dropped in ``column`` (which must not be full)."""
-    landing = ((me | opp) + geom.bottom) & int(geom.column_bits[column])
-    return me | landing
+@cache
+def _column_masks(geom: rules.Geometry) -> tuple[tuple[int, int], ...]:
+    """``(top cell bit, every cell of the column)`` of each column, left to right, as ints."""
+    return tuple((1 << int(top), int(column))
+                 for top, column in zip(geom.top_cells, geom.column_bits, strict=True))
 
 
-def _open_columns(me: int, opp: int, geom: rules.Geometry) -> list[int]:
-    """The columns, left to right, whose top cell is empty."""
-    filled = me | opp
-    return [c for c, top in enumerate(geom.top_cells) if not (filled >> int(top)) & 1]
+def _open_columns(filled: int, geom: rules.Geometry) -> list[tuple[int, int]]:
+    """``(column, its cells)`` of each column, left to right, whose top cell is empty."""
+    return [(c, cells) for c, (top, cells) in enumerate(_column_masks(geom)) if not filled & top]
+
+
+def _potential(me: int, opp: int, depth: int, geom: rules.Geometry) -> tuple[float, ...]:
+    """``potential`` on raw bitboards: ``me`` is the side whose moves are rated."""
+    if depth == 0 or (me | opp) == geom.board:
+        return (NEUTRAL,) * geom.columns
+    return _search(me, opp, depth, geom)
 
 
 @lru_cache(maxsize=POTENTIAL_CACHE_SIZE)
-def _potential(me: int, opp: int, depth: int, geom: rules.Geometry) -> tuple[float, ...]:
-    """``potential`` on raw bitboards: ``me`` is the side whose moves are rated."""
+def _search(me: int, opp: int, depth: int, geom: rules.Geometry) -> tuple[float, ...]:
+    """``_potential`` past its two trivial cases, memoised on the position."""
     columns = geom.columns
     values: list[float] = [NEUTRAL] * columns
-    if depth == 0 or (me | opp) == geom.board:
-        return tuple(values)
-    for c in _open_columns(me, opp, geom):
-        mine = _drop(me, opp, c, geom)
+    for c, c_cells in _open_columns(me | opp, geom):
+        mine = me | (((me | opp) + geom.bottom) & c_cells)
         if rules.has_line(mine, geom):
             values[c] = WIN
             break  # the classic quirk: the columns to the right keep 0
         if (mine | opp) == geom.board:
             continue  # the value stays 0
-        for k in _open_columns(mine, opp, geom):
-            theirs = _drop(opp, mine, k, geom)
+        for _, k_cells in _open_columns(mine | opp, geom):
+            theirs = opp | (((mine | opp) + geom.bottom) & k_cells)
             if rules.has_line(theirs, geom):
                 values[c] = LOSS
                 break
@@ -88,7 +93,7 @@ class LookaheadAgent:
     def act(self, state: rules.State, rng: np.random.Generator) -> int:
         """The move as specified in the class docstring."""
         values = potential(state, self.depth)
-        playable = _open_columns(int(state.me), int(state.opp), state.geom)
+        playable = [c for c, _ in _open_columns(int(state.me) | int(state.opp), state.geom)]
         best = max(values[c] for c in playable)
         return int(rng.choice([c for c in playable if values[c] == best]))
 
