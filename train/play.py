@@ -145,15 +145,22 @@ class Scoreboard:
                 f"{tally(self.wins, self.losses)}; {computer} {tally(self.losses, self.wins)}")
 
 
+def verdict(game: Round, opponent: str) -> str:
+    """The end of a round for the person: ``You win!``, ``You lose to ...`` or a tie."""
+    winner = game.winner()
+    if winner is None:
+        return "It's a tie."
+    return "You win!" if winner == game.seats.human_player else f"You lose to {opponent}."
+
+
 def result_text(view: BoardView, game: Round, opponent: str) -> str:
-    """The end of a round in words: who won (with the score in Reversi), and whether you did."""
+    """The end of a round in words: the score (Reversi), which side won, and the verdict."""
     winner = game.winner()
     score = view.score_text(game.state)
-    head = f"{score}. " if score else ""
-    if winner is None:
-        return head + "It's a tie."
-    who = "You win!" if winner == game.seats.human_player else f"You lose to {opponent}."
-    return f"{head}{view.side_name(winner)} wins. {who}"
+    parts = [score] if score else []
+    if winner is not None:
+        parts.append(f"{view.side_name(winner)} wins")
+    return ". ".join([*parts, verdict(game, opponent)])
 
 
 # --------------------------------------------------------------------------- terminal
@@ -256,8 +263,9 @@ SLIDE_SECONDS = 0.35
 GRAVITY = 40.0
 """Falling tokens' acceleration, in cells per second squared."""
 NOTICE_SECONDS = 2.0
-STATUS_HEIGHT = 44
-FONT_SIZE = 26
+STATUS_HEIGHT = 56
+STATUS_MARGIN = 8
+FONT_SIZE = 24
 BANNER_FONT_SIZE = 40
 BACKGROUND = (32, 32, 40)
 TEXT = (240, 240, 240)
@@ -505,37 +513,35 @@ class Window:
                     self.pygame.draw.line(self.screen, WIN_LINE, *points, WIN_LINE_WIDTH)
 
     def status_text(self) -> str:
-        """The status bar's left part: whose turn, a notice, or the score."""
+        """The status bar's first line: a notice (a pass), whose turn it is, or the result."""
         if self.notice[1] > 0:
             return self.notice[0]
         if self.game.over:
-            return self.view.score_text(self.game.state)
+            return result_text(self.view, self.game, self.options.opponent)
         if self.game.human_to_move:
             side = self.view.side_name(self.game.seats.human_player)
-            return f"Your move ({side})  H: hints"
+            return f"Your move ({side}), H: hints"
         return f"{self.options.opponent} is thinking..."
 
     def draw_status(self) -> None:
-        """The status bar: turn or notice, Reversi's score, the scoreboard."""
-        board = self.scoreboard
-        right = f"you {board.wins} : {board.losses} {self.options.opponent}  ties {board.ties}"
-        score = self.view.score_text(self.game.state)
-        left = self.status_text()
-        if score and score != left:
-            left = f"{left}   {score}"
-        y = self.layout.board_bottom + STATUS_HEIGHT // 2
-        self.blit_text(self.font, left, (8, y), "midleft")
-        self.blit_text(self.font, right, (self.layout.size[0] - 8, y), "midright")
+        """The status bar: the status line with Reversi's score, then the scoreboard."""
+        board, width = self.scoreboard, self.layout.size[0]
+        first, second = (self.layout.board_bottom + STATUS_HEIGHT * k // 4 for k in (1, 3))
+        self.blit_text(self.font, self.status_text(), (STATUS_MARGIN, first), "midleft")
+        self.blit_text(self.font, self.view.score_text(self.game.state),
+                       (width - STATUS_MARGIN, second), "midright")
+        tally = f"you {board.wins}, {self.options.opponent} {board.losses}, ties {board.ties}"
+        self.blit_text(self.font, tally, (STATUS_MARGIN, second), "midleft")
 
     def draw_banner(self) -> None:
         """The result across the board, with how to play again."""
-        text = result_text(self.view, self.game, self.options.opponent)
+        text = verdict(self.game, self.options.opponent)
         width = self.layout.size[0]
         band = self.pygame.Surface((width, BANNER_FONT_SIZE * 2), self.pygame.SRCALPHA)
         band.fill(BANNER)
         centre_y = self.layout.board_bottom // 2
         self.screen.blit(band, (0, centre_y - BANNER_FONT_SIZE))
-        self.blit_text(self.banner_font, text.split(". ")[-1], (width // 2, centre_y - 10),
+        self.blit_text(self.banner_font, text, (width // 2, centre_y - 10),
                        "center")
         self.blit_text(self.font, "click to play again, Esc to quit",
                        (width // 2, centre_y + 22), "center")
