@@ -205,7 +205,7 @@ def test_lookahead_plays_whole_games_on_every_board_size(size: dict[str, int],
 
 
 def test_lookahead_spec_and_names() -> None:
-    assert agents.names("four_in_a_row") == ["lookahead", "random"]
+    assert {"lookahead", "random"} <= set(agents.names("four_in_a_row"))
     assert agents.make("connect_four", "lookahead:3").depth == 3  # type: ignore[attr-defined]
     for bad in ("lookahead:0", "lookahead:-1", "lookahead:two", "lookahead:"):
         with pytest.raises(ValueError, match="positive integer"):

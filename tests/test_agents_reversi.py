@@ -86,7 +86,7 @@ def test_positions_are_as_described() -> None:
 
 
 def test_builtin_names() -> None:
-    assert agents.names("reversi") == ["corner_best", "corner_side_best", "random", "worst"]
+    assert {"corner_best", "corner_side_best", "random", "worst"} <= set(agents.names("reversi"))
 
 
 @pytest.mark.parametrize("spec", ["corner_best", "corner_side_best"])
