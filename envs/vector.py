@@ -1,0 +1,382 @@
+"""Batched environments: N games stepped at once on numpy ``uint64`` bitboards.
+
+``gym.make_vec("Reversi-v0", num_envs=N, vectorization_mode="vector_entry_point", **kwargs)``
+builds a ``ReversiVectorEnv`` (``FourInARowVectorEnv``, ``TicTacToeVectorEnv``) taking the
+same keyword arguments as ``gym.make``. Sub-env ``i`` behaves exactly like the single env:
+the same observations (plane 0 the agent's stones), masks, passes, opponent replies inside
+``step``, rewards and ``illegal_action`` handling. Every rule comes from the batched twins of
+the rules core (``initial_batch``, ``apply_batch``, ``legal_mask``, ``is_terminal``, ...).
+
+Autoreset: Gymnasium's next-step mode by default (``metadata["autoreset_mode"]``): the step
+that ends game ``i`` returns its last observation with ``terminated[i]``; the next ``step``
+ignores ``actions[i]``, starts a new game and returns its first observation with reward 0.
+``autoreset_mode=AutoresetMode.SAME_STEP`` instead returns the new game's first observation
+in the ending step, the last one in ``info["final_obs"]`` (where ``info["_final_obs"]``).
+
+Random streams. ``reset(seed=s)`` gives sub-env ``i`` the seed ``s + i`` (or ``seed[i]`` for
+a list), as ``SyncVectorEnv`` does. With a batched opponent (see ``agents.batched``) each
+sub-env draws from its own counter-based stream: draw ``k`` of sub-env ``i`` is
+``splitmix64(splitmix64(seed_i) + (k + 1) * golden_gamma)`` scaled to ``[0, 1)``, one draw
+per random first player and one per opponent move. So sub-env ``i``'s games depend only on
+its seed and its actions, not on N or on the other sub-envs, but they differ from a single
+env's (which shuffles with ``np.random.Generator``). With an opponent that has no batched
+twin (an ``Agent`` object, a checkpoint, ``lookahead:2``), the single agent is run per
+sub-env with ``np.random.default_rng(seed_i)``, drawing the first player and the opponent's
+moves exactly as the single env does: sub-env ``i`` then plays the very games of
+``gym.make(id, **kwargs)`` reset with seed ``seed_i`` and given the same actions (slowly: a
+warning says so).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from agents import batched
+from envs.turn_based import (
+    AGENT_WON,
+    FIRST_PLAYER_CHOICES,
+    OPPONENT_WON,
+    FourInARowEnv,
+    ReversiEnv,
+    TicTacToeEnv,
+    TurnBasedEnv,
+    _choice,
+)
+
+AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
+FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
+NO_ACTION = -1
+"""``info["opponent_action"]`` of a sub-env where the opponent did not move."""
+GOLDEN_GAMMA = np.uint64(0x9E37_79B9_7F4A_7C15)
+MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
+MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
+MANTISSA_SHIFT = np.uint64(11)
+UNIT = 2.0 ** -53
+SEED_BOUND = 2 ** 63
+AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """The splitmix64 finaliser (a bijection on uint64 with good avalanche)."""
+    z = (z ^ (z >> np.uint64(30))) * MIX_1
+    z = (z ^ (z >> np.uint64(27))) * MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+def _seeds(seed: int | list[int] | None, n: int) -> np.ndarray:
+    """One non-negative seed per sub-env: ``seed + i``, a list of n seeds, or fresh entropy."""
+    if seed is None:
+        return np.random.default_rng().integers(SEED_BOUND, size=n, dtype=np.int64)
+    values = np.asarray(seed, dtype=object)
+    if values.ndim == 0:
+        values = np.array([int(seed) + i for i in range(n)], dtype=object)  # type: ignore[arg-type]
+    if values.shape != (n,) or not all(isinstance(v, (int, np.integer)) and v >= 0
+                                       for v in values):
+        raise ValueError(f"seed must be None, a non-negative int, or a list of {n} "
+                         f"non-negative ints (one per sub-env); got {seed!r}")
+    return values
+
+
+def _first_player_codes(first_player: Any, n: int) -> np.ndarray:
+    """``first_player`` (one value, or one per sub-env) as codes ``AGENT_FIRST``, ..."""
+    values = [first_player] * n if isinstance(first_player, str) else list(first_player)
+    if len(values) != n:
+        raise ValueError(f"first_player must be one of {FIRST_PLAYER_CHOICES} or a list of "
+                         f"{n} of them (one per sub-env); got {len(values)} values")
+    return np.array([FIRST_PLAYER_CODES[_choice("first_player", v, FIRST_PLAYER_CHOICES)]
+                     for v in values], dtype=np.int64)
+
+
+class BoardVectorEnv(VectorEnv):
+    """N games of one board game against a batched opponent, stepped together.
+
+    Subclasses set ``env_class`` (the single env whose behaviour each sub-env reproduces).
+
+    Args:
+        num_envs: number of sub-envs N, >= 1.
+        opponent: as for the single env. A name with a batched twin (``agents.batched.names``)
+            runs batched; anything else runs the single agent per sub-env (with a warning).
+        first_player: ``"random" | "agent" | "opponent"``, or a list of N of them.
+        illegal_action: ``"lose" | "raise"``; ``"raise"`` raises ``IllegalMoveError`` naming
+            the sub-envs.
+        reward: ``"win" | "score"`` (``"score"`` for Reversi only).
+        autoreset_mode: ``AutoresetMode.NEXT_STEP`` (default) or ``SAME_STEP``.
+        render_mode: must be None (render a single env from ``gym.make`` instead).
+        **config: the game's options (four-in-a-row ``rows``, ``columns``, ``connect``).
+
+    Attributes:
+        state: the batched rules state of the N games (fields are ``(N,)`` arrays).
+        agent_side: ``(N,)`` 0 where the agent moved first in the current game, else 1.
+    """
+
+    env_class: type[TurnBasedEnv]
+
+    def __init__(self, num_envs: int = 1, opponent: Any = None, first_player: Any = "random",
+                 illegal_action: str = "lose", reward: str = "win",
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 render_mode: str | None = None, **config: Any) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError("vector envs do not render: pass render_mode to gym.make(...) "
+                             "for a single env instead")
+        mode = AutoresetMode(autoreset_mode)
+        if mode not in AUTORESET_MODES:
+            raise ValueError(f"autoreset_mode must be one of {[m.value for m in AUTORESET_MODES]}"
+                             f", got {autoreset_mode!r}")
+        self.num_envs = int(num_envs)
+        self._first_codes = _first_player_codes(first_player, self.num_envs)
+        self.single = self.env_class(opponent=opponent, illegal_action=illegal_action,
+                                     reward=reward, **config)
+        self.rules: ModuleType = self.single.rules
+        self.config = config
+        self.metadata = {"autoreset_mode": mode, "render_modes": []}
+        self.single_observation_space = self.single.observation_space
+        self.single_action_space = self.single.action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.n_actions = int(self.single_action_space.n)
+        self.opponent = batched.make(self.single.game, self.single.opponent_spec)
+        self.looped = None if self.opponent else batched.LoopedAgent(self.single.opponent)
+        if self.looped is not None:
+            gym.logger.warn(
+                f"opponent {self.single.opponent_spec!r} has no batched version; it runs game "
+                f"by game (slow). Batched opponents: {batched.names(self.single.game)}")
+        self.state: Any = None
+        self.agent_side = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.ones(self.num_envs, dtype=bool)
+        self._masks = np.zeros((self.num_envs, self.n_actions), dtype=bool)
+        self._keys = np.zeros(self.num_envs, dtype=np.uint64)
+        self._counters = np.zeros(self.num_envs, dtype=np.uint64)
+        self._rngs: list[np.random.Generator] = []
+
+    # -- Gymnasium API ---------------------------------------------------------------------
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start new games in every sub-env (or where ``options["reset_mask"]`` is True).
+
+        Args:
+            seed: None, an int (sub-env ``i`` gets ``seed + i``) or a list of N ints.
+            options: ``{"reset_mask": (N,) bool}`` resets only those sub-envs.
+        """
+        if seed is not None or self.state is None:
+            self._seed(_seeds(seed, self.num_envs))
+        mask = np.ones(self.num_envs, dtype=bool)
+        if options and "reset_mask" in options:
+            mask = np.asarray(options["reset_mask"], dtype=bool)
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] must be a bool array of shape "
+                                 f"({self.num_envs},), got shape {mask.shape}")
+        self._start_games(np.flatnonzero(mask))
+        opponent_action = self._opponent_turns(mask)
+        no_end = np.zeros(self.num_envs, dtype=bool)
+        return self._observation(), self._info(opponent_action, no_end, no_end)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """Play ``actions[i]`` in each sub-env, then the opponents' replies, all batched."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call env.reset() before env.step()")
+        actions = self._checked_actions(actions)
+        starting = self._needs_reset.copy()
+        if starting.any():
+            self._start_games(np.flatnonzero(starting))
+        legal = self._masks[np.arange(self.num_envs), actions]
+        illegal = ~starting & ~legal
+        if illegal.any() and self.single.illegal_action == "raise":
+            raise batched_illegal_error(np.flatnonzero(illegal), actions)
+        moving = np.flatnonzero(~starting & legal)
+        self._put(moving, self.rules.apply_batch(batched.take(self.state, moving),
+                                                 actions[moving]))
+        opponent_action = self._opponent_turns(~illegal)
+        terminated = np.asarray(self.rules.is_terminal(self.state)) | illegal
+        rewards = self._rewards(terminated, illegal)
+        info = self._info(opponent_action, terminated, illegal)
+        self._needs_reset = terminated
+        if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
+            info["final_obs"], info["_final_obs"] = self._observation(), terminated
+            ended = np.flatnonzero(terminated)
+            self._start_games(ended)
+            self._opponent_turns(terminated)
+            self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+            info["action_mask"] = self._mask_after(np.zeros(self.num_envs, dtype=bool))
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        return self._observation(), rewards, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``(N, n_actions)`` bool: the agent's legal actions in each sub-env (what
+        MaskablePPO calls); all False in a sub-env whose game just ended."""
+        return self._masks
+
+    # -- shared plumbing -------------------------------------------------------------------
+
+    def _seed(self, seeds: np.ndarray) -> None:
+        """Per-sub-env streams from ``seeds`` (see the module docstring)."""
+        self._keys = _mix(np.array([int(s) % (1 << 64) for s in seeds], dtype=np.uint64))
+        self._counters = np.zeros(self.num_envs, dtype=np.uint64)
+        if self.looped is not None:
+            self._rngs = [np.random.default_rng(int(s)) for s in seeds]
+        self._np_random, self._np_random_seed = gym.utils.seeding.np_random(int(seeds[0]))
+
+    def _uniforms(self, index: np.ndarray) -> np.ndarray:
+        """The next draw in ``[0, 1)`` of each sub-env in ``index`` (its stream advances)."""
+        self._counters[index] += np.uint64(1)
+        z = _mix(self._keys[index] + self._counters[index] * GOLDEN_GAMMA)
+        return (z >> MANTISSA_SHIFT) * UNIT
+
+    def _start_games(self, index: np.ndarray) -> None:
+        """Fresh games in sub-envs ``index``, drawing who moves first where it is random."""
+        fresh = self.rules.initial_batch(len(index), **self.config)
+        if self.state is None:
+            self.state = self.rules.initial_batch(self.num_envs, **self.config)
+        self._put(index, fresh)
+        codes = self._first_codes[index]
+        sides = np.where(codes == OPPONENT_FIRST, 1, 0)
+        drawn = index[codes == RANDOM_FIRST]
+        if drawn.size:
+            sides[codes == RANDOM_FIRST] = self._random_sides(drawn)
+        self.agent_side[index] = sides
+        self._needs_reset[index] = False
+
+    def _random_sides(self, index: np.ndarray) -> np.ndarray:
+        if self.looped is not None:  # as the single env: np_random.integers(2)
+            return np.array([self._rngs[i].integers(2) for i in index], dtype=np.int64)
+        return (self._uniforms(index) < 0.5).astype(np.int64)
+
+    def _put(self, index: np.ndarray, part: Any) -> None:
+        """Write the sub-batch ``part`` into the games ``index`` of ``self.state``."""
+        for whole, piece in zip(self.state, part, strict=True):
+            if isinstance(whole, np.ndarray):
+                whole[index] = piece
+
+    def _opponent_turns(self, active: np.ndarray) -> np.ndarray:
+        """Opponent moves in ``active`` sub-envs while it is their turn (several after
+        passes); returns each sub-env's last opponent action or ``NO_ACTION``."""
+        last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
+        while True:
+            waiting = active & (self.state.to_move != self.agent_side)
+            waiting &= ~np.asarray(self.rules.is_terminal(self.state))
+            index = np.flatnonzero(waiting)
+            if index.size == 0:
+                return last
+            part = batched.take(self.state, index)
+            if self.opponent is not None:
+                moves = self.opponent.act(part, self._uniforms(index))
+            else:
+                assert self.looped is not None
+                moves = self.looped.act_each(part, [self._rngs[i] for i in index])
+            self._put(index, self.rules.apply_batch(part, moves))
+            last[index] = moves
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        values = np.asarray(actions)
+        if values.shape != (self.num_envs,) or values.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
+                             f"one per sub-env; got {values.dtype} array of shape "
+                             f"{values.shape}")
+        if ((values < 0) | (values >= self.n_actions)).any():
+            raise ValueError(f"actions must be in [0, {self.n_actions}) (see "
+                             f"env.action_masks()); got {values.min()}..{values.max()}")
+        return values.astype(np.int64)
+
+    def _agent_planes(self) -> tuple[Any, Any]:
+        """``(agent stones, opponent stones)`` bitboards of every sub-env."""
+        agent_to_move = self.state.to_move == self.agent_side
+        state = self.state
+        return (np.where(agent_to_move, state.me, state.opp),
+                np.where(agent_to_move, state.opp, state.me))
+
+    def _observation(self) -> np.ndarray:
+        mine, theirs = self._agent_planes()
+        return self.rules.observation(self.state._replace(me=mine, opp=theirs))
+
+    def _winners(self) -> np.ndarray:
+        """+1 agent won / -1 lost / 0 draw, for finished games (meaningless elsewhere)."""
+        first_result = np.asarray(self.rules.outcome(self.state))
+        return np.where(self.agent_side == 0, first_result, -first_result)
+
+    def _score(self) -> np.ndarray:
+        """Reversi ``(N, 2)`` disc counts (agent, opponent)."""
+        first, second = self.rules.score(self.state)
+        agent_first = self.agent_side == 0
+        return np.stack((np.where(agent_first, first, second),
+                         np.where(agent_first, second, first)), axis=-1)
+
+    def _rewards(self, terminated: np.ndarray, illegal: np.ndarray) -> np.ndarray:
+        if self.single.reward_mode == "score":
+            score = self._score()
+            result = (score[:, 0] - score[:, 1]) / self.rules.CELLS
+        else:
+            result = self._winners().astype(np.float64)
+        result = np.where(terminated, result, 0.0)
+        return np.where(illegal, float(OPPONENT_WON), result)
+
+    def _mask_after(self, ended: np.ndarray) -> np.ndarray:
+        masks = self.rules.legal_mask(self.state)
+        self._masks = masks & ~ended[:, None] if ended.any() else masks
+        return self._masks
+
+    def _info(self, opponent_action: np.ndarray, terminated: np.ndarray,
+              illegal: np.ndarray) -> dict[str, Any]:
+        winner = np.where(illegal, OPPONENT_WON, self._winners())
+        info: dict[str, Any] = {
+            "action_mask": self._mask_after(illegal),
+            "opponent_action": opponent_action, "_opponent_action": opponent_action != NO_ACTION,
+            "winner": np.where(terminated, winner, 0), "_winner": terminated,
+            "illegal_action": illegal, "_illegal_action": illegal,
+        }
+        if hasattr(self.rules, "score"):
+            info["score"] = self._score()
+            info["_score"] = np.ones(self.num_envs, dtype=bool)
+        return info
+
+
+def batched_illegal_error(envs_index: np.ndarray, actions: np.ndarray) -> Exception:
+    """The ``IllegalMoveError`` of ``illegal_action="raise"``, naming the sub-envs."""
+    from envs.games import IllegalMoveError
+
+    pairs = ", ".join(f"env {i}: action {actions[i]}" for i in envs_index[:5])
+    return IllegalMoveError(f"illegal actions ({pairs}{', ...' if len(envs_index) > 5 else ''}); "
+                            "pick actions where env.action_masks() is True")
+
+
+class ReversiVectorEnv(BoardVectorEnv):
+    """``Reversi-v0`` batched: N games, each exactly as ``ReversiEnv`` (see its docstring).
+
+    Batched opponents: ``random``, ``corner_best`` (default), ``corner_side_best``, ``worst``.
+    ``info`` adds ``score``: ``(N, 2)`` disc counts (agent, opponent).
+    """
+
+    env_class = ReversiEnv
+
+
+class FourInARowVectorEnv(BoardVectorEnv):
+    """``FourInARow-v0`` batched: N games, each exactly as ``FourInARowEnv``.
+
+    Batched opponents: ``random``, ``lookahead:1``. The default ``lookahead:2`` runs game by
+    game; pass ``opponent="lookahead:1"`` or ``"random"`` for speed.
+    """
+
+    env_class = FourInARowEnv
+
+
+class TicTacToeVectorEnv(BoardVectorEnv):
+    """``TicTacToe-v0`` batched: N games, each exactly as ``TicTacToeEnv``.
+
+    Batched opponents (tables over every position): ``random``, ``rules`` (default),
+    ``rules_center``, ``perfect``.
+    """
+
+    env_class = TicTacToeEnv
+
+
+__all__ = ["AGENT_WON", "BoardVectorEnv", "FourInARowVectorEnv", "ReversiVectorEnv",
+           "TicTacToeVectorEnv"]
