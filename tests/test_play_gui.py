@@ -211,3 +211,16 @@ def test_pygame_human_act_waits_for_a_legal_click(window) -> None:
     pygame.event.post(pygame.event.Event(pygame.QUIT))
     with pytest.raises(QuitGame):
         win.human.act(state, np.random.default_rng(0))
+
+
+class Broken:
+    """An agent that fails while thinking."""
+
+    def act(self, state: object, rng: np.random.Generator) -> int:
+        raise RuntimeError("no move today")
+
+
+def test_an_agent_error_surfaces_in_the_window_thread(window) -> None:
+    win = window("tictactoe", "--first", "computer", agent=Broken())
+    with pytest.raises(RuntimeError, match="no move today"):
+        run_until(win, lambda: False)

@@ -205,3 +205,16 @@ def test_views_name_and_parse_moves_alike() -> None:
     start = reversi.initial_state()
     assert view.parse("43", start) == view.parse("d3", start) == 19
     assert view.move_name(19) == "d3"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["tictactoe", "--side", "green"], "--side for tictactoe must be X or O, got 'green'"),
+    (["reversi", "--rows", "5"], "--rows, --columns and --connect are four-in-a-row options"),
+    (["reversi", "--numpad"], "--numpad is a tic-tac-toe option"),
+    (["four_in_a_row", "--rows", "3"], "rows and columns must each be >= 4"),
+    (["reversi", "--opponent", "nope"], "unknown reversi agent 'nope'"),
+    (["chess"], "unknown game 'chess'"),
+])
+def test_bad_arguments_name_the_fix(args: list[str], message: str, capsys) -> None:
+    assert play.main(args) == play.EXIT_USAGE
+    assert message in capsys.readouterr().err

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -303,20 +304,31 @@ class Thinker:
     def __init__(self, agent: agents.Agent, rng: np.random.Generator) -> None:
         self.agent, self.rng = agent, rng
         self._state: Any = None
-        self._result: list[int] = []
+        self._outcome: list[int | BaseException] = []
         self._thread: threading.Thread | None = None
 
     def poll(self, state: Any) -> int | None:
-        """The agent's move in ``state`` once it has one; starts thinking on the first call."""
+        """The agent's move in ``state`` once it has one; starts thinking on the first call.
+
+        Raises:
+            Exception: whatever the agent raised while thinking.
+        """
         if self._state is not state:
-            self._state, self._result = state, []
-            result = self._result
-            self._thread = threading.Thread(
-                target=lambda: result.append(self.agent.act(state, self.rng)), daemon=True)
+            self._state, self._outcome = state, []
+            self._thread = threading.Thread(target=self._think, args=(state, self._outcome),
+                                            daemon=True)
             self._thread.start()
-        if self._thread is not None and self._thread.is_alive():
+        if not self._outcome:
             return None
-        return self._result[0] if self._result else None
+        if isinstance(self._outcome[0], BaseException):
+            raise self._outcome[0]
+        return self._outcome[0]
+
+    def _think(self, state: Any, outcome: list[int | BaseException]) -> None:
+        try:
+            outcome.append(self.agent.act(state, self.rng))
+        except Exception as error:  # handed to the window's thread by poll
+            outcome.append(error)
 
 
 class Window:
@@ -614,7 +626,7 @@ def main(argv: list[str] | None = None) -> int:
         options = options_from(args)
         agent = agents.make(options.game, options.opponent)
     except (ValueError, ImportError) as error:
-        print(f"boardgym play: {error}")
+        print(f"boardgym play: {error}", file=sys.stderr)
         return EXIT_USAGE
     rng = np.random.default_rng(options.seed)
     try:
@@ -623,7 +635,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             Terminal(options, agent, rng).run()
     except ImportError as error:
-        print(f"boardgym play: {error}")
+        print(f"boardgym play: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (QuitGame, EOFError):
         print(f"\n{GOODBYE}")
