@@ -239,7 +239,7 @@ def make_view(game: str, rules: ModuleType, numpad: bool = False) -> BoardView:
     if name == "tictactoe":
         return TicTacToeView(rules, numpad)
     if numpad:
-        raise ValueError(f"--numpad (numpad cell numbers) is a tic-tac-toe option; drop it for {name}")
+        raise ValueError(f"--numpad is a tic-tac-toe option; drop it for {name}")
     return ReversiView(rules) if name == "reversi" else FourInARowView(rules)
 
 
