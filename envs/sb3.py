@@ -75,7 +75,7 @@ class SB3VecEnv(VecEnv):
         """``(num_envs, n_actions)`` bool masks of the current positions."""
         return self.venv.action_masks()
 
-    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seed the next ``reset``: sub-env ``i`` gets ``seed + i``."""
         self._seed = seed
         return [None if seed is None else seed + i for i in range(self.num_envs)]

@@ -200,7 +200,7 @@ class BoardVectorEnv(VectorEnv):
         terminated = np.asarray(self.rules.is_terminal(self.state)) | illegal
         rewards = self._rewards(terminated, illegal)
         info = self._info(opponent_action, terminated, illegal)
-        self._needs_reset = terminated
+        self._needs_reset = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
             info["final_obs"], info["_final_obs"] = self._observation(), terminated
             ended = np.flatnonzero(terminated)

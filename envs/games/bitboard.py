@@ -61,7 +61,7 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     octets = words.reshape((*shape, 1)).view(np.uint8)[..., :used_bytes]
     flat = np.unpackbits(octets, axis=-1, bitorder="little")
     if _is_prefix(cells, flat.shape[-1]):
-        return flat[..., :cells.size].reshape(shape + cells.shape)
+        return np.ascontiguousarray(flat[..., :cells.size]).reshape(shape + cells.shape)
     return np.take(flat, cells, axis=-1)
 
 

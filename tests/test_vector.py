@@ -1,0 +1,228 @@
+"""The batched envs of ``gym.make_vec(..., vectorization_mode="vector_entry_point")``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+import envs  # noqa: F401  (registers the ids)
+from agents import batched
+from envs.games import IllegalMoveError
+
+FAST_OPPONENTS = {"Reversi-v0": "corner_best", "FourInARow-v0": "lookahead:1",
+                  "TicTacToe-v0": "rules"}
+IDS = list(FAST_OPPONENTS)
+STEPS = 120
+
+
+def make(env_id: str, num_envs: int = 8, **kwargs: Any) -> Any:
+    kwargs.setdefault("opponent", FAST_OPPONENTS[env_id])
+    return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
+                        **kwargs)
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per sub-env (0 where there is none)."""
+    return batched.choose(batched.bits_from_mask(masks), rng.random(len(masks)))
+
+
+def rollout(env: Any, seed: int, steps: int = STEPS) -> list[tuple[np.ndarray, ...]]:
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    trace = [(obs, info["action_mask"])]
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(random_actions(
+            info["action_mask"], rng))
+        trace.append((obs, reward, terminated, truncated, info["action_mask"]))
+    return trace
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_vector_conformance(env_id: str) -> None:
+    env = make(env_id)
+    single = gym.make(env_id)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    assert env.single_observation_space == single.observation_space
+    assert env.single_action_space == single.action_space
+    assert env.observation_space == batch_space(single.observation_space, env.num_envs)
+    assert env.action_space == batch_space(single.action_space, env.num_envs)
+    for step in rollout(env, seed=3):
+        obs, masks = step[0], step[-1]
+        assert obs.dtype == np.uint8 and obs.flags.c_contiguous
+        assert env.observation_space.contains(obs)
+        assert masks.shape == (env.num_envs, single.action_space.n) and masks.dtype == bool
+        if len(step) == 5:
+            reward, terminated, truncated = step[1:4]
+            assert reward.dtype == np.float64 and terminated.dtype == bool
+            assert not truncated.any()
+            assert set(np.unique(reward)) <= {-1.0, 0.0, 1.0}
+            assert (masks.any(axis=1) == ~terminated).all()
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), masks)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_seeded_determinism(env_id: str) -> None:
+    first, second = rollout(make(env_id), seed=7), rollout(make(env_id), seed=7)
+    for a, b in zip(first, second, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
+    other = rollout(make(env_id), seed=8)
+    assert any((a[0] != b[0]).any() for a, b in zip(first, other, strict=True))
+
+
+def test_sub_env_games_do_not_depend_on_num_envs() -> None:
+    small, large = make("Reversi-v0", num_envs=2), make("Reversi-v0", num_envs=5)
+    obs_s, info_s = small.reset(seed=[11, 12])
+    obs_l, info_l = large.reset(seed=[11, 40, 41, 42, 43])
+    rng = np.random.default_rng(0)
+    for _ in range(STEPS):
+        np.testing.assert_array_equal(obs_s[0], obs_l[0])
+        action = random_actions(info_s["action_mask"][:1], rng)[0]
+        rest = random_actions(info_l["action_mask"][1:], rng)
+        other = random_actions(info_s["action_mask"][1:], rng)[0]
+        obs_s, reward_s, _, _, info_s = small.step(np.array([action, other]))
+        obs_l, reward_l, _, _, info_l = large.step(np.concatenate(([action], rest)))
+        assert reward_s[0] == reward_l[0]
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_next_step_autoreset_returns_the_new_games_first_observation(env_id: str) -> None:
+    env = make(env_id, num_envs=16, first_player=["agent", "opponent"] * 8)
+    single_first = gym.make(env_id, first_player="agent").reset(seed=0)[0]
+    rng = np.random.default_rng(1)
+    obs, info = env.reset(seed=1)
+    ended_seen = 0
+    for _ in range(STEPS):
+        obs, reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+        ended = np.flatnonzero(terminated)
+        if ended.size == 0:
+            continue
+        ended_seen += ended.size
+        assert (reward[ended] != 0).any() or (obs[ended].sum(axis=(1, 2, 3)) > 0).all()
+        obs, reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+        for i in ended:
+            assert reward[i] == 0 and not terminated[i]
+            assert info["action_mask"][i].any()
+            if i % 2 == 0:  # the agent moves first: the empty start position
+                np.testing.assert_array_equal(obs[i], single_first)
+            else:  # the opponent has made exactly its first move
+                assert obs[i][1].sum() > single_first[1].sum()
+                assert obs[i].sum() == single_first.sum() + 1
+    assert ended_seen > 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_same_step_autoreset_reports_the_final_observation(env_id: str) -> None:
+    env = make(env_id, autoreset_mode=AutoresetMode.SAME_STEP, first_player="agent")
+    start = gym.make(env_id, first_player="agent").reset(seed=0)[0]
+    rng = np.random.default_rng(2)
+    obs, info = env.reset(seed=2)
+    for _ in range(STEPS):
+        obs, reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+        for i in np.flatnonzero(terminated):
+            np.testing.assert_array_equal(obs[i], start)
+            assert info["_final_obs"][i] and info["final_obs"][i].sum() > 0
+            assert info["action_mask"][i].any()
+
+
+def test_per_env_first_player() -> None:
+    env = make("TicTacToe-v0", num_envs=4, first_player=["agent", "opponent", "agent",
+                                                         "opponent"])
+    obs, info = env.reset(seed=0)
+    assert obs[:, 1].sum(axis=(1, 2)).tolist() == [0, 1, 0, 1]
+    assert info["_opponent_action"].tolist() == [False, True, False, True]
+    with pytest.raises(ValueError, match="first_player"):
+        make("TicTacToe-v0", num_envs=4, first_player=["agent", "x", "agent", "agent"])
+
+
+@pytest.mark.parametrize(("env_id", "opponent"), [("FourInARow-v0", "lookahead:2"),
+                                                  ("Reversi-v0", None)])
+def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any) -> None:
+    """Without a batched twin the opponent runs per sub-env on the single env's stream."""
+    n, seed = 3, 5
+    if opponent is None:
+        from agents import make as make_agent
+
+        opponent = make_agent("reversi", "corner_best")  # an Agent object: looped
+    with pytest.warns(UserWarning, match="no batched version"):
+        env = make(env_id, num_envs=n, opponent=opponent)
+    singles = [gym.make(env_id, opponent=opponent) for _ in range(n)]
+    obs, info = env.reset(seed=seed)
+    single_out = [s.reset(seed=seed + i) for i, s in enumerate(singles)]
+    pending = [False] * n
+    for step in range(60):
+        for i, (s_obs, s_info) in enumerate(single_out):
+            np.testing.assert_array_equal(obs[i], s_obs)
+            np.testing.assert_array_equal(info["action_mask"][i], s_info["action_mask"])
+        actions = np.array([np.flatnonzero(m)[step % m.sum()] if m.any() else 0
+                            for m in info["action_mask"]])
+        obs, reward, terminated, _, info = env.step(actions)
+        for i, s in enumerate(singles):
+            if pending[i]:
+                single_out[i], pending[i] = s.reset(), False
+                assert reward[i] == 0 and not terminated[i]
+                continue
+            s_obs, s_reward, pending[i], _, s_info = s.step(actions[i])
+            single_out[i] = (s_obs, s_info)
+            assert reward[i] == s_reward and terminated[i] == pending[i]
+            assert info["winner"][i] == s_info.get("winner", 0)
+
+
+def test_illegal_actions_and_bad_input() -> None:
+    env = make("TicTacToe-v0", num_envs=2, first_player="agent")
+    with pytest.raises(gym.error.ResetNeeded):
+        env.step(np.zeros(2, dtype=np.int64))
+    env.reset(seed=0)
+    env.step(np.array([4, 0]))
+    obs, reward, terminated, _, info = env.step(np.array([4, 1]))  # 4 is taken in sub-env 0
+    assert terminated.tolist() == [True, False] and reward[0] == -1.0
+    assert info["illegal_action"][0] and not info["action_mask"][0].any()
+    for bad in (np.zeros(3, dtype=np.int64), np.array([0.5, 1.0]), np.array([0, 9])):
+        with pytest.raises(ValueError, match="actions"):
+            env.step(bad)
+    strict = make("TicTacToe-v0", num_envs=2, first_player="agent", illegal_action="raise")
+    strict.reset(seed=0)
+    strict.step(np.array([4, 4]))
+    with pytest.raises(IllegalMoveError, match="env 0"):
+        strict.step(np.array([4, 0]))
+    with pytest.raises(ValueError, match="num_envs"):
+        make("TicTacToe-v0", num_envs=0)
+    with pytest.raises(ValueError, match="connect"):
+        make("FourInARow-v0", connect=9)
+
+
+def test_reversi_score_reward_and_info() -> None:
+    env = make("Reversi-v0", num_envs=32, reward="score", opponent="random")
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    for _ in range(STEPS):
+        obs, reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+        score = info["score"]
+        np.testing.assert_array_equal(score[:, 0], obs[:, 0].sum(axis=(1, 2)))
+        for i in np.flatnonzero(terminated):
+            assert reward[i] == (score[i, 0] - score[i, 1]) / 64
+
+
+def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from sb3_contrib.common.maskable.utils import get_action_masks
+
+    from envs.sb3 import SB3VecEnv
+
+    venv = SB3VecEnv.make("TicTacToe-v0", num_envs=16, opponent="random")
+    venv.seed(0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256,
+                                    n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=3_000)
+    obs = venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (16, 9)
+    actions, _ = model.predict(obs, action_masks=masks)
+    assert masks[np.arange(16), actions].all()
+    _, rewards, dones, infos = venv.step(actions)
+    assert rewards.dtype == np.float32 and len(infos) == 16
