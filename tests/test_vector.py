@@ -123,7 +123,7 @@ def test_same_step_autoreset_reports_the_final_observation(env_id: str) -> None:
     rng = np.random.default_rng(2)
     obs, info = env.reset(seed=2)
     for _ in range(STEPS):
-        obs, reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+        obs, _reward, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
         for i in np.flatnonzero(terminated):
             np.testing.assert_array_equal(obs[i], start)
             assert info["_final_obs"][i] and info["final_obs"][i].sum() > 0
@@ -179,7 +179,7 @@ def test_illegal_actions_and_bad_input() -> None:
         env.step(np.zeros(2, dtype=np.int64))
     env.reset(seed=0)
     env.step(np.array([4, 0]))
-    obs, reward, terminated, _, info = env.step(np.array([4, 1]))  # 4 is taken in sub-env 0
+    _obs, reward, terminated, _, info = env.step(np.array([4, 1]))  # 4 is taken in sub-env 0
     assert terminated.tolist() == [True, False] and reward[0] == -1.0
     assert info["illegal_action"][0] and not info["action_mask"][0].any()
     for bad in (np.zeros(3, dtype=np.int64), np.array([0.5, 1.0]), np.array([0, 9])):
@@ -224,5 +224,5 @@ def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     assert masks.shape == (16, 9)
     actions, _ = model.predict(obs, action_masks=masks)
     assert masks[np.arange(16), actions].all()
-    _, rewards, dones, infos = venv.step(actions)
+    _, rewards, _dones, infos = venv.step(actions)
     assert rewards.dtype == np.float32 and len(infos) == 16
