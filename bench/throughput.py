@@ -1,0 +1,203 @@
+"""Random-play throughput in plies per second: single env, vector env, and peers.
+
+``boardgym bench`` (or ``python -m bench.throughput``). A ply is one move on the board: the
+agent's and the opponent's both count. Observations and masks are produced every step, and
+the agent's random legal action is drawn from them (in the vector env, batched). Each number
+is the median of ``--repeats`` runs of ``--seconds`` each. Pgx (``pgx.make`` + ``jax.vmap``,
+auto-reset, CPU) and OpenSpiel (C++ core through pyspiel, with observation tensors) are
+measured in the same run when installed (``pip install -e ".[bench]"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+
+import envs  # noqa: F401  (registers the ids)
+from agents import batched
+
+GAMES = {"reversi": "Reversi-v0", "four_in_a_row": "FourInARow-v0", "tictactoe": "TicTacToe-v0"}
+PGX_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
+SPIEL_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four",
+               "tictactoe": "tic_tac_toe"}
+SIZES = (1, 64, 1024, 4096)
+PEER_BATCH = 1024
+Run = Callable[[float], float]
+"""Plays for about the given seconds; returns plies per second."""
+
+
+def single_env(game: str) -> Run:
+    """The single env against the random opponent, random legal agent moves."""
+    def run(seconds: float) -> float:
+        env = gym.make(GAMES[game], opponent="random").unwrapped
+        rng = np.random.default_rng(0)
+        _, info = env.reset(seed=0)
+        plies, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            plies += info["opponent_action"] is not None
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, terminated, _, info = env.step(action)
+            plies += 1
+            if terminated:
+                plies += info["opponent_action"] is not None
+                _, info = env.reset()
+        return plies / (time.perf_counter() - start)
+    return run
+
+
+def vector_env(game: str, n: int, opponent: str) -> Run:
+    """The vector env of ``n`` games against a batched ``opponent``."""
+    def run(seconds: float) -> float:
+        env = gym.make_vec(GAMES[game], num_envs=n, vectorization_mode="vector_entry_point",
+                           opponent=opponent)
+        rng = np.random.default_rng(0)
+        _, info = env.reset(seed=0)
+        plies, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            masks = info["action_mask"]
+            actions = batched.choose(batched.bits_from_mask(masks), rng.random(n))
+            _, _, _, _, info = env.step(actions)
+            plies += int(np.count_nonzero(masks.any(axis=1)))
+            plies += int(np.count_nonzero(info["_opponent_action"]))
+        return plies / (time.perf_counter() - start)
+    return run
+
+
+def pgx_env(game: str) -> Run | None:
+    """Pgx: ``jax.vmap`` over ``PEER_BATCH`` games, random legal moves, auto-reset; None if
+    pgx is missing."""
+    try:
+        import jax
+        import pgx
+        from pgx.experimental import auto_reset
+    except ImportError:
+        return None
+    env = pgx.make(PGX_NAMES[game])  # type: ignore[arg-type]
+
+    @jax.jit
+    def step(state, key):  # type: ignore[no-untyped-def]
+        key, act_key, reset_key = jax.random.split(key, 3)
+        logits = jax.numpy.log(state.legal_action_mask.astype(jax.numpy.float32))
+        actions = jax.random.categorical(act_key, logits, axis=1)
+        keys = jax.random.split(reset_key, PEER_BATCH)
+        state = jax.vmap(auto_reset(env.step, env.init))(state, actions, keys)
+        return state, key
+
+    def run(seconds: float) -> float:
+        key = jax.random.PRNGKey(0)
+        state = jax.jit(jax.vmap(env.init))(jax.random.split(key, PEER_BATCH))
+        state, key = step(state, key)
+        jax.block_until_ready(state.observation)
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            state, key = step(state, key)
+            steps += 1
+        jax.block_until_ready(state.observation)
+        return steps * PEER_BATCH / (time.perf_counter() - start)
+    return run
+
+
+def spiel_env(game: str) -> Run | None:
+    """OpenSpiel: one game, random legal moves, observation tensor each ply; None if missing."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    spiel_game = pyspiel.load_game(SPIEL_NAMES[game])
+
+    def run(seconds: float) -> float:
+        rng = np.random.default_rng(0)
+        state = spiel_game.new_initial_state()
+        plies, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            if state.is_terminal():
+                state = spiel_game.new_initial_state()
+            state.observation_tensor()
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+            plies += 1
+        return plies / (time.perf_counter() - start)
+    return run
+
+
+def median_rate(run: Run, seconds: float, repeats: int) -> float:
+    return statistics.median(run(seconds) for _ in range(repeats))
+
+
+def machine() -> str:
+    """CPU model, cores and load: the context every number here needs."""
+    cpu = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines()
+                 if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy "
+            f"{np.__version__}; load average {load:.1f} when measured")
+
+
+def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
+            peers: bool) -> list[tuple[str, str, str, float]]:
+    """Rows ``(game, what, opponent, plies/s)``, printed as they come."""
+    rows: list[tuple[str, str, str, float]] = []
+
+    def add(game: str, what: str, opponent: str, run: Run | None) -> None:
+        if run is None:
+            print(f"{game:14} {what:22} not installed (pip install -e '.[bench]')")
+            return
+        rate = median_rate(run, seconds, repeats)
+        rows.append((game, what, opponent, rate))
+        print(f"{game:14} {what:22} {opponent:14} {rate:14,.0f} plies/s", flush=True)
+
+    for game in games:
+        add(game, "single env", "random", single_env(game))
+        for opponent in batched.names(game):
+            for n in sizes if opponent == "random" else sizes[-1:]:
+                add(game, f"vector env N={n}", opponent, vector_env(game, n, opponent))
+        if peers:
+            add(game, f"Pgx vmap B={PEER_BATCH}", "random", pgx_env(game))
+            add(game, "OpenSpiel (1 game)", "random", spiel_env(game))
+    return rows
+
+
+def markdown(rows: list[tuple[str, str, str, float]], sizes: list[int]) -> str:
+    """The results table, with each vector-env row's ratio to Pgx on the same game."""
+    pgx = {game: rate for game, what, _, rate in rows if what.startswith("Pgx")}
+    lines = [f"Machine: {machine()}.", "",
+             "| game | env | opponent | plies/s | vs Pgx |", "|---|---|---|---:|---:|"]
+    for game, what, opponent, rate in rows:
+        ratio = f"{rate / pgx[game]:.1f}x" if game in pgx else ""
+        lines.append(f"| {game} | {what} | {opponent} | {rate:,.0f} | {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="boardgym bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
+    parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
+    parser.add_argument("--seconds", type=float, default=1.0, help="per run (default 1)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per number; the median")
+    parser.add_argument("--no-peers", action="store_true", help="skip Pgx and OpenSpiel")
+    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.repeats < 1 or min(args.sizes) < 1:
+        parser.error("--seconds must be > 0, --repeats >= 1 and every size >= 1")
+    print(machine())
+    rows = measure(args.games, args.sizes, args.seconds, args.repeats, not args.no_peers)
+    if args.markdown:
+        args.markdown.write_text(markdown(rows, args.sizes))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
