@@ -1,0 +1,182 @@
+"""Training hyperparameters as data: one YAML file per game, typed by ``TrainConfig``.
+
+``train/hyperparams/{game}.yaml`` holds the defaults of each game; ``--config FILE`` replaces
+them and ``--set key=value`` overrides single keys (the value is parsed as YAML, so
+``--set net_arch=[64,64]`` and ``--set opponents=[random]`` work). A run folder keeps the
+resolved config as ``config.yaml``, which ``load_config`` reads back on ``--resume``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from envs.games import canonical_name
+
+HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run depends on (besides the code).
+
+    Attributes:
+        game: canonical game name.
+        seed: seeds python, numpy, torch and the envs.
+        env_kwargs: extra keyword arguments of the env (board size, ``reward``).
+        opponents: agent specs the learner plays; one is drawn per episode.
+        opponent_weights: relative draw weights of ``opponents`` (``None``: uniform).
+        total_timesteps: learner steps to train for.
+        n_envs: parallel envs.
+        n_steps: steps per env per rollout.
+        batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef,
+            vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
+        channels, blocks, features_dim: the ``BoardCNN`` feature extractor.
+        net_arch: hidden layers of the policy and value heads after the extractor.
+        eval_every: timesteps between evaluations against ``eval_opponents``.
+        eval_games: games per opponent in each evaluation (first player random per game).
+        eval_opponents: agent specs the learner is evaluated against.
+        checkpoint_every: timesteps between checkpoints (``checkpoints/last.zip``).
+        torch_threads: CPU threads torch may use.
+        vectorization: ``"auto"`` (the batched vector env when the opponents allow it),
+            ``"vector"`` or ``"dummy"`` (SB3's DummyVecEnv over the single env).
+        snapshot_every: self-play only: timesteps between league checks.
+        snapshot_margin: self-play only: the win rate against the league pool above which
+            the learner's current weights join the pool as a frozen snapshot.
+        league_games: self-play only: games per pool member in a league check.
+        max_snapshots: self-play only: the most recent snapshots kept in the pool.
+    """
+
+    game: str
+    seed: int = 0
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    opponents: list[str] = field(default_factory=lambda: ["random"])
+    opponent_weights: list[float] | None = None
+    total_timesteps: int = 100_000
+    n_envs: int = 8
+    n_steps: int = 128
+    batch_size: int = 256
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    channels: int = 32
+    blocks: int = 2
+    features_dim: int = 256
+    net_arch: list[int] = field(default_factory=lambda: [128])
+    eval_every: int = 50_000
+    eval_games: int = 100
+    eval_opponents: list[str] = field(default_factory=lambda: ["random"])
+    checkpoint_every: int = 25_000
+    torch_threads: int = 1
+    vectorization: str = "auto"
+    snapshot_every: int = 50_000
+    snapshot_margin: float = 0.6
+    league_games: int = 50
+    max_snapshots: int = 8
+
+    def __post_init__(self) -> None:
+        self.game = canonical_name(self.game)
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise a ValueError naming the key to fix when a value is out of range."""
+        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
+                    "eval_every", "eval_games", "checkpoint_every", "torch_threads",
+                    "snapshot_every", "league_games", "max_snapshots")
+        for name in positive:
+            if int(getattr(self, name)) <= 0:
+                raise ValueError(f"{name} must be a positive integer, got "
+                                 f"{getattr(self, name)!r}; fix it with --set {name}=...")
+        if not self.opponents:
+            raise ValueError("opponents is empty; give at least one, e.g. --set "
+                             "opponents=[random]")
+        weights = self.opponent_weights
+        if weights is not None and (len(weights) != len(self.opponents)
+                                    or min(weights) < 0 or sum(weights) <= 0):
+            raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
+                             "non-negative numbers with a positive sum, one per opponent")
+        if self.vectorization not in ("auto", "vector", "dummy"):
+            raise ValueError(f"vectorization must be 'auto', 'vector' or 'dummy', got "
+                             f"{self.vectorization!r}")
+        if not 0.0 <= self.snapshot_margin <= 1.0:
+            raise ValueError(f"snapshot_margin is a win rate in [0, 1], got "
+                             f"{self.snapshot_margin}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as plain data (what ``config.yaml`` holds)."""
+        return dataclasses.asdict(self)
+
+
+def _keys() -> set[str]:
+    return {f.name for f in dataclasses.fields(TrainConfig)}
+
+
+def _check_keys(data: dict[str, Any], source: str) -> None:
+    unknown = set(data) - _keys()
+    if unknown:
+        raise ValueError(f"unknown config key(s) {sorted(unknown)} in {source}; valid keys: "
+                         f"{', '.join(sorted(_keys()))}")
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """The mapping stored in the YAML file ``path``.
+
+    Raises:
+        ValueError: missing file, bad YAML, or not a mapping.
+    """
+    if not path.is_file():
+        raise ValueError(f"config file {path} not found; pass an existing YAML file")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise ValueError(f"config file {path} is not valid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ValueError(f"config file {path} must hold a mapping of keys to values")
+    return data
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` as a dict, each value parsed as YAML.
+
+    Raises:
+        ValueError: an item without ``=`` or an unknown key.
+    """
+    overrides: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set needs key=value, got {item!r}")
+        overrides[key.strip()] = yaml.safe_load(value)
+    _check_keys(overrides, "--set")
+    return overrides
+
+
+def load_config(game: str, path: Path | None = None, overrides: dict[str, Any] | None = None,
+                **explicit: Any) -> TrainConfig:
+    """The config of a run: a YAML file (default: the game's), then ``overrides``, then
+    ``explicit`` keyword values that are not ``None``.
+
+    Raises:
+        ValueError: unknown game, key or out-of-range value (the message names the fix).
+    """
+    game = canonical_name(game)
+    data = read_yaml(path or HYPERPARAMS_DIR / f"{game}.yaml")
+    data = {**data, **(overrides or {})}
+    data.update({key: value for key, value in explicit.items() if value is not None})
+    _check_keys(data, str(path or f"{game}.yaml"))
+    data["game"] = game
+    return TrainConfig(**data)
+
+
+def save_config(config: TrainConfig, path: Path) -> None:
+    """Write ``config`` as YAML to ``path``."""
+    path.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

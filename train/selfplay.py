@@ -1,0 +1,128 @@
+"""Self-play league training (``boardgym selfplay GAME``).
+
+The learner (MaskablePPO, as in ``boardgym train``) plays a pool of opponents drawn per
+episode: the config's classic AIs plus frozen snapshots of its own past weights. Every
+``snapshot_every`` steps the learner plays ``league_games`` games against each pool member;
+when its mean win rate reaches ``snapshot_margin`` its current weights join the pool as a new
+snapshot (``snapshots/step_N.zip`` in the run folder; the oldest snapshot leaves beyond
+``max_snapshots``). The pool is saved with every checkpoint (``--resume`` restores it) and
+as ``pool.json``.
+
+Examples::
+
+    boardgym selfplay tictactoe --timesteps 200000
+    boardgym selfplay reversi --set snapshot_margin=0.7 --set max_snapshots=4
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from agents import Agent
+from train.config import TrainConfig
+from train.ppo import (
+    OpponentPool,
+    RunCallback,
+    add_common_arguments,
+    save_checkpoint,
+    start,
+    train,
+    win_rate,
+    write_json,
+)
+
+ALGO = "selfplay"
+SNAPSHOTS = "snapshots"
+POOL_FILE = "pool.json"
+SNAPSHOT_WEIGHT = 1.0
+"""Draw weight of a new snapshot in the pool (the classic AIs keep their config weights)."""
+
+
+def league_pool(config: TrainConfig) -> OpponentPool:
+    """The starting pool: the config's classic AIs (snapshots join during training)."""
+    return OpponentPool(config.game, config.opponents, config.opponent_weights)
+
+
+def snapshot_specs(pool: OpponentPool, directory: Path) -> list[str]:
+    """The pool members that are snapshots of this run, oldest first."""
+    folder = directory / SNAPSHOTS
+    return [spec for spec in pool.specs if Path(spec).parent == folder]
+
+
+class League:
+    """The hook that grows the pool: a league check every ``snapshot_every`` steps."""
+
+    def __init__(self) -> None:
+        self.next_check: int | None = None
+
+    def __call__(self, callback: RunCallback) -> None:
+        """Check the league when its step has come (called between rollouts)."""
+        run, model = callback.run, callback.model
+        config, step = run.config, model.num_timesteps
+        if self.next_check is None:
+            self.next_check = (step // config.snapshot_every + 1) * config.snapshot_every
+        if step < self.next_check:
+            return
+        self.next_check = (step // config.snapshot_every + 1) * config.snapshot_every
+        rates = {spec: win_rate(model, config, pool_agent, config.league_games, config.seed)
+                 for spec, pool_agent in zip(run.pool.specs, self.agents(run.pool),
+                                             strict=True)}
+        mean = float(np.mean(list(rates.values())))
+        callback.logger.record("league/mean_win_rate", mean)
+        added = mean >= config.snapshot_margin
+        if added:
+            self.add_snapshot(callback)
+        callback.logger.record("league/snapshots", len(snapshot_specs(run.pool, run.directory)))
+        print(f"[{step:>9} steps] league: mean win rate {mean:.1%} over {len(rates)} "
+              f"opponents{'; snapshot added' if added else ''}", flush=True)
+
+    @staticmethod
+    def agents(pool: OpponentPool) -> list[Agent]:
+        """The pool's agents in spec order."""
+        return [pool.agent(spec) for spec in pool.specs]
+
+    @staticmethod
+    def add_snapshot(callback: RunCallback) -> None:
+        """Freeze the learner's weights into the pool (dropping the oldest beyond the cap)."""
+        run, model = callback.run, callback.model
+        path = run.directory / SNAPSHOTS / f"step_{model.num_timesteps}.zip"
+        path.parent.mkdir(exist_ok=True)
+        save_checkpoint(model, path, run.config.game, run.config.env_kwargs)
+        run.pool.add(str(path), SNAPSHOT_WEIGHT)
+        snapshots = snapshot_specs(run.pool, run.directory)
+        for old in snapshots[: max(0, len(snapshots) - run.config.max_snapshots)]:
+            run.pool.remove(old)
+        write_json(run.directory / POOL_FILE, run.pool.to_dict())
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``boardgym selfplay`` argument parser."""
+    parser = argparse.ArgumentParser(prog="boardgym selfplay", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``boardgym selfplay``: returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    args.set = [*args.set, "vectorization=dummy"]  # the pool changes: per-episode draws
+    try:
+        run, state = start(args, parser, args_list, ALGO, ALGO, league_pool)
+    except (ValueError, FileNotFoundError) as error:
+        parser.error(str(error))
+    write_json(run.directory / POOL_FILE, run.pool.to_dict())
+    train(run, state, progress=not args.no_progress, hooks=[League()])
+    print(f"done: {run.last} (best: {run.best}); pool: {run.directory / POOL_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
