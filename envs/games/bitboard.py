@@ -22,7 +22,9 @@ Bits = int | np.ndarray
 
 T = TypeVar("T")
 BYTE_BITS = 8
-_POSITIONS = np.arange(64)
+WORD_BITS = 64
+WORD_BYTES = WORD_BITS // BYTE_BITS
+_POSITIONS = np.arange(WORD_BITS)
 
 
 def popcount(bits: Bits) -> Bits:
@@ -45,6 +47,38 @@ def as_uint64(values: Bits) -> np.ndarray:
     return np.asarray(values, dtype=np.uint64)
 
 
+class _CellPlan:
+    """How to read the bit positions ``cells`` out of unpacked words, worked out once."""
+
+    def __init__(self, cells: np.ndarray) -> None:
+        self.cells = cells  # held, so the id this plan is filed under stays unique
+        self.used_bytes = int(cells.max()) // BYTE_BITS + 1 if cells.size else 1
+        flat = cells.reshape(-1)
+        self.is_prefix = bool(np.array_equal(flat, _POSITIONS[:flat.size]))
+        self.pair_cells = np.stack([cells, cells + WORD_BITS])
+        """Positions of both planes in the 128 unpacked bits of ``me | opp << 64``."""
+
+
+_PLANS: dict[int, _CellPlan] = {}
+_MAX_PLANS = 256
+
+
+def _plan(cells: np.ndarray) -> _CellPlan:
+    """The cached ``_CellPlan`` of ``cells`` (board maps are module or geometry constants)."""
+    plan = _PLANS.get(id(cells))
+    if plan is None or plan.cells is not cells:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        plan = _PLANS[id(cells)] = _CellPlan(cells)
+    return plan
+
+
+def _unpack_int(value: int, n_bytes: int) -> np.ndarray:
+    """The low ``n_bytes * 8`` bits of a Python int as uint8 0/1, least significant first."""
+    raw = np.frombuffer(value.to_bytes(n_bytes, "little"), np.uint8)
+    return np.unpackbits(raw, bitorder="little")
+
+
 def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     """The bits at positions ``cells`` as a uint8 0/1 array.
 
@@ -55,19 +89,16 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     Returns:
         ``bits.shape + cells.shape`` uint8 array: 1 where the bit at that position is set.
     """
+    if isinstance(bits, int):
+        return _unpack_int(bits, WORD_BYTES).take(cells)
+    plan = _plan(cells)
     words = np.asarray(bits, dtype="<u8")
     shape = words.shape
-    used_bytes = int(cells.max()) // BYTE_BITS + 1 if cells.size else 1
-    octets = words.reshape((*shape, 1)).view(np.uint8)[..., :used_bytes]
+    octets = words.reshape((*shape, 1)).view(np.uint8)[..., :plan.used_bytes]
     flat = np.unpackbits(octets, axis=-1, bitorder="little")
-    if _is_prefix(cells, flat.shape[-1]):
+    if plan.is_prefix:
         return np.ascontiguousarray(flat[..., :cells.size]).reshape(shape + cells.shape)
     return np.take(flat, cells, axis=-1)
-
-
-def _is_prefix(cells: np.ndarray, limit: int) -> bool:
-    """True when ``cells`` (read row-major) is ``0, 1, 2, ...``: no gather is needed."""
-    return cells.size <= limit and bool(np.array_equal(cells.reshape(-1), _POSITIONS[:cells.size]))
 
 
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
@@ -76,6 +107,9 @@ def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     Returns ``(2, *cells.shape)`` for ints and ``(N, 2, *cells.shape)`` for ``(N,)`` arrays
     (C-contiguous either way).
     """
+    if isinstance(me, int) and isinstance(opp, int):
+        both = _unpack_int(me | opp << WORD_BITS, 2 * WORD_BYTES)
+        return both.take(_plan(cells).pair_cells)
     pair = np.stack((np.asarray(me, dtype=np.uint64), np.asarray(opp, dtype=np.uint64)), axis=-1)
     return unpack(pair, cells)
 
