@@ -179,15 +179,15 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     def _opponent_turns(self) -> int | None:
         """Let the opponent move while it is its turn; returns its last action, if any."""
         action = None
-        while not self.rules.is_terminal(self.state) and self.state.to_move != self.agent_side:
+        while self.state.to_move != self.agent_side and not self.rules.is_terminal(self.state):
             action = int(self.opponent.act(self.state, self.np_random))
             self.state = self.rules.apply(self.state, action)
         return action
 
     def _settle(self) -> None:
         """After the moves of a reset or step: note the end of the game and the agent's mask."""
-        self.done = bool(self.rules.is_terminal(self.state))
         self._mask = self.rules.legal_mask(self.state)
+        self.done = not self._mask.any()  # the rules offer a move until the game is over
 
     def _observation(self) -> np.ndarray:
         planes = self.rules.observation(self.state)

@@ -47,6 +47,8 @@ class Geometry:
     top_cells: np.ndarray = field(init=False, repr=False, compare=False)
     column_bits: np.ndarray = field(init=False, repr=False, compare=False)
     """``uint64`` mask of each column's playable cells."""
+    column_ints: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The same column masks as Python ints (for single games)."""
     line_shifts: tuple[int, ...] = field(init=False)
     """Bit distance between neighbours: vertical, horizontal and the two diagonals."""
 
@@ -63,6 +65,7 @@ class Geometry:
                                    for r in range(self.rows)]),
             "top_cells": np.array([c * h + self.rows - 1 for c in cols]),
             "column_bits": np.array([column << (c * h) for c in cols], dtype=np.uint64),
+            "column_ints": tuple(column << (c * h) for c in cols),
             "line_shifts": (1, h, h - 1, h + 1),
         }
         for name, value in values.items():
@@ -156,10 +159,13 @@ def apply(state: State, action: int) -> State:
     Raises:
         IllegalMoveError: the column is full, out of range, or the game is over.
     """
-    if not 0 <= action < state.geom.columns or not legal_mask(state)[action]:
+    geom = state.geom
+    in_range = 0 <= action < geom.columns
+    if not in_range or (state.me | state.opp) & geom.top & geom.column_ints[action] \
+            or is_terminal(state):
         raise IllegalMoveError(f"column {action} cannot be played here; playable columns: "
                                f"{np.flatnonzero(legal_mask(state)).tolist()}")
-    return _play(state, int(state.geom.column_bits[action]))
+    return _play(state, geom.column_ints[action])
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
