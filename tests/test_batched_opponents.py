@@ -13,7 +13,7 @@ from agents import batched
 from envs.games import four_in_a_row, reversi, tictactoe
 
 POSITIONS = 10_000
-SAMPLED = 1_500
+SAMPLED = 500
 """Positions per opponent on which the single agent's move set is sampled to completion."""
 MAX_DRAWS = 400
 GAMES: dict[str, tuple[ModuleType, int]] = {

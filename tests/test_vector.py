@@ -218,7 +218,7 @@ def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     venv.seed(0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256,
                                     n_epochs=1, seed=0, device="cpu")
-    model.learn(total_timesteps=3_000)
+    model.learn(total_timesteps=2_048)
     obs = venv.reset()
     masks = get_action_masks(venv)
     assert masks.shape == (16, 9)
