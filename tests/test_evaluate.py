@@ -113,8 +113,9 @@ def test_same_names_are_told_apart(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["chess", "random", "random"], "reversi"),
-    (["reversi", "best", "random"], "corner_best, corner_side_best, random, worst"),
+    (["chess", "random", "random"], "four_in_a_row, othello, reversi, tic_tac_toe, tictactoe"),
+    (["reversi", "best", "random"], "corner_best, corner_side_best"),
+    (["reversi", "best", "random"], "random, worst"),
     (["tictactoe", "random", "minimax"], "perfect, random, rules, rules_center"),
     (["reversi", "random", "random", "--games", "0"], "--games: must be >= 1"),
     (["reversi", "random", "random", "--seed", "-1"], "--seed: must be >= 0"),
