@@ -245,7 +245,7 @@ def env_counts(weights: Sequence[float], n_envs: int) -> list[int]:
     """``n_envs`` split across opponents in proportion to ``weights`` (largest remainders)."""
     shares = np.asarray(weights, dtype=float) / sum(weights) * n_envs
     counts = np.floor(shares).astype(int)
-    for i in np.argsort(counts - shares)[: n_envs - counts.sum()]:
+    for i in np.argsort(counts - shares, kind="stable")[: n_envs - counts.sum()]:
         counts[i] += 1
     return [int(c) for c in counts]
 

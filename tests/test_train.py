@@ -1,0 +1,142 @@
+"""Training scripts: smoke runs per game, resume after SIGKILL, self-play, config errors, plot."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+import agents
+from agents.policy import TRAIN_STATE_ENTRY, read_entry, read_metadata
+from train import plot, ppo, selfplay
+from train.ppo import env_counts
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
+        "--set", "n_epochs=1", "--set", "channels=8", "--set", "blocks=1",
+        "--set", "features_dim=32", "--set", "net_arch=[16]", "--set", "eval_games=4",
+        "--set", "eval_opponents=[random]", "--set", "opponents=[random]",
+        "--set", "opponent_weights=null"]
+ROLLOUT = 4 * 64
+KILL_TIMEOUT_S = 120
+POLL_S = 0.2
+
+pytestmark = pytest.mark.slow
+
+
+def only_run(runs_dir: Path) -> Path:
+    (run,) = runs_dir.iterdir()
+    return run
+
+
+def train_tiny(game: str, runs_dir: Path, steps: int, *extra: str) -> Path:
+    args = [game, "--timesteps", str(steps), "--runs-dir", str(runs_dir), *TINY,
+            "--set", f"eval_every={steps // 2}", "--set", f"checkpoint_every={steps // 2}",
+            *extra]
+    assert ppo.main(args) == 0
+    return only_run(runs_dir)
+
+
+@pytest.mark.parametrize("game", ["reversi", "four_in_a_row", "tictactoe"])
+def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> None:
+    steps = 2048
+    run = train_tiny(game, tmp_path, steps)
+    assert run.name.startswith(f"{game}__maskableppo__0__")
+    config = yaml.safe_load((run / "config.yaml").read_text())
+    assert config["game"] == game and config["total_timesteps"] == steps
+    assert (run / "command.txt").read_text().startswith(f"boardgym train {game} --timesteps")
+    history = json.loads((run / "eval.json").read_text())
+    assert [r["step"] for r in history] == [steps // 2, steps]
+    assert set(history[-1]["win_rates"]) == {"random"}
+    assert read_metadata(run / "checkpoints" / "last.zip")["num_timesteps"] == steps
+    assert any((run / "tb").rglob("events.out.tfevents*"))
+    agent = agents.make(game, str(run / "checkpoints" / "best.zip"))
+    assert agent is not None
+
+
+def test_resume_after_sigkill_continues_the_step_count(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "train.ppo", "tictactoe", "--timesteps", "200000",
+               "--runs-dir", str(tmp_path), *TINY, "--set", "eval_every=100000",
+               "--set", f"checkpoint_every={ROLLOUT}", "--set", "vectorization=dummy"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    last = None
+    deadline = time.monotonic() + KILL_TIMEOUT_S
+    try:
+        while time.monotonic() < deadline:
+            runs = list(tmp_path.iterdir())
+            candidate = runs[0] / "checkpoints" / "last.zip" if runs else None
+            if candidate is not None and candidate.is_file() and \
+                    read_metadata(candidate)["num_timesteps"] >= 2 * ROLLOUT:
+                last = candidate
+                break
+            time.sleep(POLL_S)
+    finally:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    assert last is not None, "no checkpoint within the time limit"
+    killed_at = read_metadata(last)["num_timesteps"]
+    agents.make("tictactoe", str(last))  # the file survived the kill intact
+    assert read_entry(last, TRAIN_STATE_ENTRY)["pool"]["specs"] == ["random"]
+    target = killed_at + 2 * ROLLOUT
+    assert ppo.main(["--resume", str(last.parent.parent), "--timesteps", str(target),
+                     "--no-progress"]) == 0
+    assert read_metadata(last)["num_timesteps"] == target
+    commands = (last.parent.parent / "command.txt").read_text().splitlines()
+    assert len(commands) == 2 and "--resume" in commands[1]
+
+
+def test_selfplay_adds_snapshots_to_a_saved_pool(tmp_path: Path) -> None:
+    steps = 4 * ROLLOUT
+    args = ["tictactoe", "--timesteps", str(steps), "--runs-dir", str(tmp_path), *TINY,
+            "--set", f"snapshot_every={ROLLOUT}", "--set", "snapshot_margin=0.0",
+            "--set", "league_games=2", "--set", "max_snapshots=2",
+            "--set", f"eval_every={steps}", "--set", f"checkpoint_every={steps}"]
+    assert selfplay.main(args) == 0
+    run = only_run(tmp_path)
+    assert run.name.startswith("tictactoe__selfplay__0__")
+    pool = json.loads((run / "pool.json").read_text())
+    snapshots = [spec for spec in pool["specs"] if "snapshots" in spec]
+    assert pool["specs"][0] == "random" and len(snapshots) == 2
+    assert all(Path(spec).is_file() for spec in snapshots)
+    saved = read_entry(run / "checkpoints" / "last.zip", TRAIN_STATE_ENTRY)
+    assert saved["pool"] == pool
+
+
+def test_bad_config_values_are_usage_errors(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    for bad, message in ((["--set", "n_envz=4"], "unknown config key"),
+                         (["--set", "n_envs=0"], "n_envs must be a positive integer"),
+                         (["--opponent", "nobody"], "unknown tictactoe agent")):
+        with pytest.raises(SystemExit) as exit_info:
+            ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *bad])
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ppo.main(["--resume", str(tmp_path / "missing")])
+    assert "not a run folder" in capsys.readouterr().err
+
+
+def test_opponent_mix_splits_envs_by_weight() -> None:
+    counts = env_counts([6, 2, 1, 1], 16)
+    assert sum(counts) == 16
+    assert all(abs(c - 16 * w / 10) < 1 for c, w in zip(counts, [6, 2, 1, 1], strict=True))
+    assert env_counts([1, 1], 3) in ([2, 1], [1, 2])
+    assert env_counts([1, 0], 4) == [4, 0]
+
+
+def test_plot_draws_a_png(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.json").write_text(json.dumps([
+        {"step": 100, "seconds": 1.0, "win_rates": {"random": 0.5, "rules": 0.1}},
+        {"step": 200, "seconds": 2.0, "win_rates": {"random": 0.9, "rules": 0.4}}]))
+    assert plot.main([str(run)]) == 0
+    assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,89 @@
+"""Learning curves of a run: win rate against each eval opponent over training steps.
+
+``boardgym plot RUN_DIR [--out FILE.png]`` reads the run's ``eval.json`` (written by
+``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent; the PNG goes to
+``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EVAL_FILE = "eval.json"
+DEFAULT_PNG = "learning_curve.png"
+FIGURE_SIZE = (7.0, 4.0)
+DPI = 120
+
+
+def read_history(run_dir: Path) -> list[dict[str, Any]]:
+    """The eval records of the run in ``run_dir``.
+
+    Raises:
+        ValueError: no ``eval.json`` there, or it holds no evaluation yet.
+    """
+    path = run_dir / EVAL_FILE
+    if not path.is_file():
+        raise ValueError(f"{path} not found; pass a run folder made by `boardgym train`")
+    history = json.loads(path.read_text())
+    if not history:
+        raise ValueError(f"{path} has no evaluation yet; let the run reach eval_every steps")
+    return list(history)
+
+
+def curves(history: list[dict[str, Any]]) -> dict[str, tuple[list[int], list[float]]]:
+    """``{opponent: (steps, win rates)}`` from eval records."""
+    lines: dict[str, tuple[list[int], list[float]]] = {}
+    for record in history:
+        for spec, rate in record["win_rates"].items():
+            steps, rates = lines.setdefault(spec, ([], []))
+            steps.append(record["step"])
+            rates.append(rate)
+    return lines
+
+
+def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Path:
+    """Draw the learning curves of ``run_dir`` to a PNG; returns its path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    history = read_history(run_dir)
+    figure, axes = plt.subplots(figsize=FIGURE_SIZE)
+    for spec, (steps, rates) in curves(history).items():
+        axes.plot(steps, [100 * r for r in rates], marker="o", markersize=3, label=spec)
+    axes.set_xlabel("training steps")
+    axes.set_ylabel("win rate (%)")
+    axes.set_ylim(0, 100)
+    axes.grid(alpha=0.3)
+    axes.legend(title="against", loc="lower right")
+    axes.set_title(title or run_dir.name)
+    figure.tight_layout()
+    target = out or run_dir / DEFAULT_PNG
+    figure.savefig(target, dpi=DPI)
+    plt.close(figure)
+    return target
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``boardgym plot``: returns the exit code."""
+    parser = argparse.ArgumentParser(prog="boardgym plot", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", type=Path, help="a run folder (runs/GAME__ALGO__SEED__TIME)")
+    parser.add_argument("--out", type=Path, help=f"PNG path (default RUN_DIR/{DEFAULT_PNG})")
+    parser.add_argument("--title", help="figure title (default: the run folder's name)")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        print(plot(args.run_dir, args.out, args.title))
+    except ValueError as error:
+        parser.error(str(error))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
