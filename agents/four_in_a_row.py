@@ -16,6 +16,7 @@ from functools import cache, lru_cache
 import numpy as np
 
 from agents.base import Agent, AgentFactory, RandomAgent, no_argument
+from agents.four_in_a_row_strong import AGENTS as STRONG_AGENTS
 from envs.games import four_in_a_row as rules
 
 DEFAULT_DEPTH = 2
@@ -115,4 +116,5 @@ def lookahead(arg: str | None) -> Agent:
 AGENTS: dict[str, AgentFactory] = {
     "random": no_argument("random", lambda: RandomAgent(rules)),
     "lookahead": lookahead,
+    **STRONG_AGENTS,  # alphabeta:D and mcts:N
 }

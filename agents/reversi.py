@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import AgentFactory, RandomAgent, no_argument
+from agents.reversi_strong import AGENTS as STRONG_AGENTS
 from envs.games import reversi as rules
 from envs.games.bitboard import popcount
 
@@ -104,4 +105,5 @@ AGENTS: dict[str, AgentFactory] = {
     "corner_best": no_argument("corner_best", CornerBestAgent),
     "worst": no_argument("worst", WorstAgent),
     "corner_side_best": no_argument("corner_side_best", CornerSideBestAgent),
+    **STRONG_AGENTS,  # alphabeta:D and mcts:N
 }

@@ -1,0 +1,174 @@
+"""Strong four-in-a-row players: ``alphabeta:D`` with a threat-based evaluation and an exact
+solve near the end, and ``mcts:N``. Registered in ``agents.four_in_a_row``; any board size.
+
+A *threat* of a player is an empty cell that would complete ``connect`` in a row for them.
+The evaluation (side to move minus opponent) counts threats, with a bonus for threats on the
+rows whose parity favours their owner (odd rows from the bottom for the first player, even
+rows for the second: the classic zugzwang rule), plus how many possible lines pass through
+each token. Moves are tried winning first, then blocking, then from the centre outwards.
+With at most ``EXACT_EMPTIES`` empty cells the search plays to the end of the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from agents.base import AgentFactory
+from agents.search import Heuristics, alphabeta_factory, decisive, mcts_factory
+from envs.games import four_in_a_row as rules
+from envs.games.four_in_a_row import Geometry, State
+
+EXACT_EMPTIES = 12
+"""Search exactly to the end of the game from this many empty cells or fewer."""
+DEFAULT_DEPTH = 6
+
+W_THREAT = 40.0
+W_GOOD_PARITY_THREAT = 30.0
+W_LINE = 1.0
+"""Per possible line through each own token."""
+WIN_NOW = 100_000.0
+"""Value of a position whose side to move can complete a line at once (below ``WIN``)."""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Bit tables of one board size for the search.
+
+    Attributes:
+        centre_order: columns from the centre outwards.
+        top_cells: bit of the top cell of each column.
+        column_cells: the cells of each column.
+        line_groups: ``(lines through a cell, cells with that many)`` pairs.
+        odd_rows: cells on rows 1, 3, 5, ... counted from 1 at the bottom.
+    """
+
+    centre_order: tuple[int, ...]
+    top_cells: tuple[int, ...]
+    column_cells: tuple[int, ...]
+    line_groups: tuple[tuple[int, int], ...]
+    odd_rows: int
+
+
+def _lines(geom: Geometry) -> list[int]:
+    """Every set of ``connect`` cells in a row on the board, as bitboards."""
+    lines = []
+    for s in geom.line_shifts:
+        for start in range(geom.height * geom.columns):
+            line = sum(1 << (start + i * s) for i in range(geom.connect))
+            if line & geom.board == line:
+                lines.append(line)
+    return lines
+
+
+@cache
+def tables(geom: Geometry) -> Tables:
+    """The ``Tables`` of a board size (computed once per size)."""
+    centre = (geom.columns - 1) / 2
+    counts: dict[int, int] = {}
+    for line in _lines(geom):
+        for cell in range(geom.height * geom.columns):
+            if (line >> cell) & 1:
+                counts[cell] = counts.get(cell, 0) + 1
+    groups: dict[int, int] = {}
+    for cell, count in counts.items():
+        groups[count] = groups.get(count, 0) | (1 << cell)
+    return Tables(
+        centre_order=tuple(sorted(range(geom.columns), key=lambda c: abs(c - centre))),
+        top_cells=tuple(int(cell) for cell in geom.top_cells),
+        column_cells=tuple(int(cells) for cells in geom.column_bits),
+        line_groups=tuple(sorted(groups.items())),
+        odd_rows=sum(geom.bottom << row for row in range(0, geom.rows, 2)),
+    )
+
+
+def threats(bits: int, empty: int, geom: Geometry) -> int:
+    """The cells of ``empty`` that would complete ``connect`` in a row with ``bits``."""
+    found = 0
+    for s in geom.line_shifts:
+        for gap in range(geom.connect):
+            cells = empty
+            for i in range(geom.connect):
+                offset = (i - gap) * s
+                if offset > 0:
+                    cells &= bits >> offset
+                elif offset < 0:
+                    cells &= bits << -offset
+            found |= cells
+    return found
+
+
+def _playable(filled: int, geom: Geometry) -> int:
+    """The cell where a token dropped in each non-full column would land."""
+    return (filled + geom.bottom) & geom.board
+
+
+def _line_score(bits: int, groups: tuple[tuple[int, int], ...]) -> int:
+    return sum(count * (bits & cells).bit_count() for count, cells in groups)
+
+
+def evaluate(state: State) -> float:
+    """Heuristic value of a non-final position for the side to move (positive is good)."""
+    geom, me, opp = state.geom, int(state.me), int(state.opp)
+    filled = me | opp
+    empty = geom.board ^ filled
+    playable = _playable(filled, geom)
+    mine, theirs = threats(me, empty, geom), threats(opp, empty, geom)
+    if mine & playable:
+        return WIN_NOW
+    if (theirs & playable).bit_count() > 1:
+        return -WIN_NOW
+    t = tables(geom)
+    even_rows = geom.board ^ t.odd_rows
+    my_rows, their_rows = (t.odd_rows, even_rows) if state.to_move == 0 else (even_rows,
+                                                                              t.odd_rows)
+    return (W_THREAT * (mine.bit_count() - theirs.bit_count())
+            + W_GOOD_PARITY_THREAT * ((mine & my_rows).bit_count()
+                                      - (theirs & their_rows).bit_count())
+            + W_LINE * (_line_score(me, t.line_groups) - _line_score(opp, t.line_groups)))
+
+
+def ordered_moves(state: State) -> list[int]:
+    """Playable columns: winning ones first, then blocking ones, then centre-first."""
+    geom, me, opp = state.geom, int(state.me), int(state.opp)
+    filled = me | opp
+    empty = geom.board ^ filled
+    playable = _playable(filled, geom)
+    wins = threats(me, empty, geom) & playable
+    blocks = threats(opp, empty, geom) & playable
+    t = tables(geom)
+
+    def rank(column: int) -> int:
+        cells = t.column_cells[column]
+        return 0 if wins & cells else 1 if blocks & cells else 2
+
+    return sorted((c for c in t.centre_order if not (filled >> t.top_cells[c]) & 1), key=rank)
+
+
+def empties(state: State) -> int:
+    """Number of empty cells."""
+    return state.geom.rows * state.geom.columns - int(state.me | state.opp).bit_count()
+
+
+def final_value(state: State) -> float:
+    """The finished game's value for the side to move: lost (the opponent made a line, the
+    more empty cells left the faster) or drawn."""
+    if rules.has_line(int(state.opp), state.geom):
+        return decisive(-1, empties(state))
+    return 0.0
+
+
+def _exact_plies(state: State) -> int | None:
+    left = empties(state)
+    return left if left <= EXACT_EMPTIES else None
+
+
+HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
+                        final_value=final_value, exact_plies=_exact_plies,
+                        key=lambda s: (s.me, s.opp))
+
+AGENTS: dict[str, AgentFactory] = {
+    "alphabeta": alphabeta_factory(HEURISTICS, DEFAULT_DEPTH),
+    "mcts": mcts_factory(rules),
+}
+"""The strong players, added to ``agents.four_in_a_row.AGENTS``."""

@@ -1,0 +1,344 @@
+"""Game-agnostic search players over the rules interface: alpha-beta and MCTS.
+
+Both work on any rules module of ``envs.games`` (``legal_mask``, ``apply``, ``is_terminal``,
+``outcome``, ``state.to_move``). Passing is part of ``apply`` there, so a child position may
+have the same side to move as its parent; the search negates values only when the side to
+move changes.
+
+Alpha-beta (``AlphaBetaAgent``) is negamax with iterative deepening, a transposition table
+(fresh for every move, so a move depends only on the position and ``rng``), the previous
+iteration's best move tried first, and game-specific move-order hints. Game knowledge comes in
+as ``Heuristics``: an evaluation, a move order, the exact value of a finished game, and how
+many plies remain when the rest of the game is small enough to search exactly.
+
+MCTS (``MCTSAgent``) is UCT with uniformly random rollouts and no game knowledge at all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+WIN = 1_000_000.0
+"""Base value of a won game; heuristic evaluations must stay strictly inside ``(-WIN, WIN)``."""
+INFINITY = math.inf
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Transposition-table bound kinds: the value is exact, a lower bound, or an upper bound."""
+UCT_EXPLORATION = math.sqrt(2.0)
+"""The UCT exploration constant ``c`` in ``mean + c * sqrt(ln N / n)``."""
+
+
+def decisive(sign: int, margin: float) -> float:
+    """The search value of a finished game: ``sign`` (+1 won, -1 lost, 0 drawn) for the side
+    to move, plus ``margin`` (>= 0, e.g. disc difference or empty cells left) for the winner.
+
+    Every won game is worth more than every heuristic value, and a bigger margin more.
+    """
+    return 0.0 if sign == 0 else sign * (WIN + margin)
+
+
+def margin_of(value: float) -> float:
+    """The signed margin of a ``decisive`` value (0 for a draw)."""
+    return 0.0 if value == 0 else math.copysign(abs(value) - WIN, value)
+
+
+def is_decisive(value: float) -> bool:
+    """True when ``value`` is a proven win or loss rather than a heuristic estimate."""
+    return abs(value) >= WIN
+
+
+def _no_evaluation(state: Any) -> float:
+    return 0.0
+
+
+def _never_exact(state: Any) -> int | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Heuristics:
+    """The game knowledge an alpha-beta search uses; every value is for the side to move.
+
+    Attributes:
+        rules: the rules module of the game.
+        evaluate: heuristic value of a non-final position, strictly inside ``(-WIN, WIN)``.
+        order: the legal moves of a non-final position, most promising first.
+        final_value: the value of a finished game, usually ``decisive(...)``.
+        exact_plies: if the rest of the game is small enough to search to the end, an upper
+            bound on the plies left; otherwise ``None``.
+        key: a hashable key that identifies the position for the transposition table.
+    """
+
+    rules: ModuleType
+    evaluate: Callable[[Any], float] = _no_evaluation
+    order: Callable[[Any], list[int]] | None = None
+    final_value: Callable[[Any], float] | None = None
+    exact_plies: Callable[[Any], int | None] = _never_exact
+    key: Callable[[Any], Hashable] = tuple
+
+    def moves(self, state: Any) -> list[int]:
+        """The legal moves of ``state``, in the hinted order."""
+        if self.order is not None:
+            return self.order(state)
+        return np.flatnonzero(self.rules.legal_mask(state)).tolist()
+
+    def value_of_end(self, state: Any) -> float:
+        """The value of the finished game ``state`` for its side to move."""
+        if self.final_value is not None:
+            return self.final_value(state)
+        first_player_result = int(self.rules.outcome(state))
+        return decisive(first_player_result if state.to_move == 0 else -first_player_result, 0)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What one alpha-beta search found.
+
+    Attributes:
+        move: the chosen action.
+        value: its value for the side to move (``decisive`` when proven).
+        depth: the deepest completed iteration, in plies.
+        exact: True when the search reached the end of the game on every line.
+        nodes: positions visited.
+    """
+
+    move: int
+    value: float
+    depth: int
+    exact: bool
+    nodes: int
+
+
+@dataclass
+class _Search:
+    """One search: its transposition table and node count."""
+
+    heuristics: Heuristics
+    table: dict[Hashable, tuple[int, float, int, int]] = field(default_factory=dict)
+    nodes: int = 0
+
+    def child_value(self, state: Any, child: Any, depth: int, alpha: float,
+                    beta: float) -> float:
+        """The value of ``child`` for the side to move in ``state`` (negamax with passes)."""
+        if child.to_move == state.to_move:
+            return self.negamax(child, depth, alpha, beta)
+        return -self.negamax(child, depth, -beta, -alpha)
+
+    def negamax(self, state: Any, depth: int, alpha: float, beta: float) -> float:
+        """The value of ``state`` searched ``depth`` plies deep, within ``(alpha, beta)``."""
+        self.nodes += 1
+        h = self.heuristics
+        if h.rules.is_terminal(state):
+            return h.value_of_end(state)
+        if depth == 0:
+            return h.evaluate(state)
+        key = h.key(state)
+        entry = self.table.get(key)
+        moves = h.moves(state)
+        if entry is not None:
+            stored_depth, value, kind, best = entry
+            if stored_depth >= depth and (kind == EXACT or (kind == LOWER and value >= beta)
+                                          or (kind == UPPER and value <= alpha)):
+                return value
+            moves.remove(best)
+            moves.insert(0, best)
+        original_alpha, best_value, best_move = alpha, -INFINITY, moves[0]
+        for move in moves:
+            value = self.child_value(state, h.rules.apply(state, move), depth - 1, alpha, beta)
+            if value > best_value:
+                best_value, best_move = value, move
+                alpha = max(alpha, value)
+                if alpha >= beta:
+                    break
+        kind = UPPER if best_value <= original_alpha else LOWER if best_value >= beta else EXACT
+        self.table[key] = (depth, best_value, kind, best_move)
+        return best_value
+
+    def root(self, state: Any, moves: list[int], depth: int) -> tuple[int, float]:
+        """The best of ``moves`` (tried in this order; the first wins ties) and its value."""
+        best_move, alpha = moves[0], -INFINITY
+        for move in moves:
+            value = self.child_value(state, self.heuristics.rules.apply(state, move),
+                                     depth - 1, alpha, INFINITY)
+            if value > alpha:
+                best_move, alpha = move, value
+        return best_move, alpha
+
+
+def search(state: Any, heuristics: Heuristics, depth: int,
+           rng: np.random.Generator) -> SearchResult:
+    """Iterative-deepening alpha-beta from ``state`` (not final) to ``depth`` plies.
+
+    When ``heuristics.exact_plies`` says the rest of the game is within reach, the search
+    continues to the end of the game instead, and the value is exact. Ties between equally
+    valued root moves are broken by a shuffle drawn from ``rng``.
+
+    Raises:
+        ValueError: ``depth`` < 1, or ``state`` is a finished game.
+    """
+    if depth < 1:
+        raise ValueError(f"search depth must be at least 1 ply, got {depth}")
+    if heuristics.rules.is_terminal(state):
+        raise ValueError("cannot search a finished game: there is no move to choose")
+    remaining = heuristics.exact_plies(state)
+    depths = list(range(1, depth + 1))
+    if remaining is not None and remaining > depth:
+        depths.append(remaining)
+    moves = [int(m) for m in rng.permutation(heuristics.moves(state))]
+    run = _Search(heuristics)
+    best_move, value, completed = moves[0], 0.0, 0
+    for iteration in depths:
+        best_move, value = run.root(state, moves, iteration)
+        completed = iteration
+        moves.remove(best_move)
+        moves.insert(0, best_move)
+        if is_decisive(value) and remaining is None:
+            break
+    return SearchResult(best_move, value, completed, remaining is not None or
+                        is_decisive(value), run.nodes)
+
+
+class AlphaBetaAgent:
+    """Plays the move of a ``search`` ``depth`` plies deep (exact near the end of the game)."""
+
+    def __init__(self, heuristics: Heuristics, depth: int) -> None:
+        """Args:
+            heuristics: the game knowledge.
+            depth: plies per move, at least 1.
+
+        Raises:
+            ValueError: ``depth`` < 1.
+        """
+        if depth < 1:
+            raise ValueError(f"alphabeta depth must be at least 1, got {depth}")
+        self.heuristics = heuristics
+        self.depth = depth
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        """The searched move for the side to move."""
+        return search(state, self.heuristics, self.depth, rng).move
+
+
+@dataclass
+class _Node:
+    """A UCT tree node: the position reached, who moved into it, and the statistics."""
+
+    state: Any
+    mover: int
+    untried: list[int]
+    children: list[_Node] = field(default_factory=list)
+    move: int = -1
+    visits: int = 0
+    reward: float = 0.0
+    """Sum of rollout results (+1 win, 0.5 draw, 0 loss) for ``mover``."""
+
+    def best_child(self, exploration: float) -> _Node:
+        """The child with the highest UCT score (the first among equals)."""
+        log_visits = math.log(self.visits)
+        return max(self.children, key=lambda c: c.reward / c.visits
+                   + exploration * math.sqrt(log_visits / c.visits))
+
+
+class MCTSAgent:
+    """UCT Monte-Carlo tree search with uniformly random rollouts, ``playouts`` per move.
+
+    Each playout walks the tree by the UCT rule, expands one untried move (in an order drawn
+    from ``rng``), plays uniformly random moves to the end of the game, and backs the result
+    up. The move played is the most visited child of the root.
+    """
+
+    def __init__(self, rules: ModuleType, playouts: int,
+                 exploration: float = UCT_EXPLORATION) -> None:
+        """Args:
+            rules: the rules module of the game.
+            playouts: simulated games per move, at least 1.
+            exploration: the UCT constant.
+
+        Raises:
+            ValueError: ``playouts`` < 1.
+        """
+        if playouts < 1:
+            raise ValueError(f"mcts needs at least 1 playout per move, got {playouts}")
+        self.rules = rules
+        self.playouts = playouts
+        self.exploration = exploration
+
+    def _node(self, state: Any, mover: int, rng: np.random.Generator) -> _Node:
+        moves = np.flatnonzero(self.rules.legal_mask(state))
+        return _Node(state, mover, rng.permutation(moves).tolist())
+
+    def _rollout(self, state: Any, rng: np.random.Generator) -> int:
+        """The first player's result (+1/0/-1) of random play from ``state`` to the end."""
+        while not self.rules.is_terminal(state):
+            state = self.rules.apply(state, int(rng.choice(
+                np.flatnonzero(self.rules.legal_mask(state)))))
+        return int(self.rules.outcome(state))
+
+    def _playout(self, root: _Node, rng: np.random.Generator) -> None:
+        path, node = [root], root
+        while not node.untried and node.children:
+            node = node.best_child(self.exploration)
+            path.append(node)
+        if node.untried:
+            move = node.untried.pop()
+            child = self._node(self.rules.apply(node.state, move), int(node.state.to_move), rng)
+            child.move = move
+            node.children.append(child)
+            path.append(child)
+            node = child
+        result = self._rollout(node.state, rng)
+        for visited in path:
+            visited.visits += 1
+            visited.reward += (1 + (result if visited.mover == 0 else -result)) / 2
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        """The most visited move after ``playouts`` playouts."""
+        root = self._node(state, 1 - int(state.to_move), rng)
+        for _ in range(self.playouts):
+            self._playout(root, rng)
+        return max(root.children, key=lambda c: c.visits).move
+
+
+def positive_int(text: str | None, name: str, default: int) -> int:
+    """The integer argument of a spec like ``alphabeta:4`` (``default`` when absent).
+
+    Raises:
+        ValueError: not a positive integer; the message shows a valid spec.
+    """
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} takes a positive integer, e.g. {name}:{default}; "
+                         f"got {name}:{text}")
+    return value
+
+
+def alphabeta_factory(heuristics: Heuristics, default_depth: int) -> Callable[[str | None],
+                                                                                AlphaBetaAgent]:
+    """A factory for ``alphabeta[:D]`` specs over ``heuristics``."""
+
+    def factory(arg: str | None) -> AlphaBetaAgent:
+        return AlphaBetaAgent(heuristics, positive_int(arg, "alphabeta", default_depth))
+
+    return factory
+
+
+DEFAULT_PLAYOUTS = 800
+
+
+def mcts_factory(rules: ModuleType) -> Callable[[str | None], MCTSAgent]:
+    """A factory for ``mcts[:N]`` specs (N playouts per move, default 800) over ``rules``."""
+
+    def factory(arg: str | None) -> MCTSAgent:
+        return MCTSAgent(rules, positive_int(arg, "mcts", DEFAULT_PLAYOUTS))
+
+    return factory
