@@ -1,7 +1,8 @@
-"""Learning curves of a run: win rate against each eval opponent over training steps.
+"""Learning curves of a run: win (and loss) rate against each eval opponent over steps.
 
 ``boardgym plot RUN_DIR [--out FILE.png]`` reads the run's ``eval.json`` (written by
-``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent; the PNG goes to
+``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent (solid: won,
+dashed: lost); the PNG goes to
 ``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise.
 """
 
@@ -35,11 +36,13 @@ def read_history(run_dir: Path) -> list[dict[str, Any]]:
     return list(history)
 
 
-def curves(history: list[dict[str, Any]]) -> dict[str, tuple[list[int], list[float]]]:
-    """``{opponent: (steps, win rates)}`` from eval records."""
+def curves(history: list[dict[str, Any]],
+           key: str = "win_rates") -> dict[str, tuple[list[int], list[float]]]:
+    """``{opponent: (steps, rates)}`` from eval records; ``key`` is ``"win_rates"`` or
+    ``"loss_rates"`` (records without it are skipped)."""
     lines: dict[str, tuple[list[int], list[float]]] = {}
     for record in history:
-        for spec, rate in record["win_rates"].items():
+        for spec, rate in record.get(key, {}).items():
             steps, rates = lines.setdefault(spec, ([], []))
             steps.append(record["step"])
             rates.append(rate)
@@ -56,12 +59,17 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
     history = read_history(run_dir)
     figure, axes = plt.subplots(figsize=FIGURE_SIZE)
     for spec, (steps, rates) in curves(history).items():
-        axes.plot(steps, [100 * r for r in rates], marker="o", markersize=3, label=spec)
+        line, = axes.plot(steps, [100 * r for r in rates], marker="o", markersize=3,
+                          label=f"{spec} (won)")
+        losses = curves(history, "loss_rates").get(spec)
+        if losses is not None:
+            axes.plot(losses[0], [100 * r for r in losses[1]], linestyle="--",
+                      color=line.get_color(), label=f"{spec} (lost)")
     axes.set_xlabel("training steps")
-    axes.set_ylabel("win rate (%)")
+    axes.set_ylabel("games (%)")
     axes.set_ylim(0, 100)
     axes.grid(alpha=0.3)
-    axes.legend(title="against", loc="lower right")
+    axes.legend(title="against", loc="center right", fontsize="small")
     axes.set_title(title or run_dir.name)
     figure.tight_layout()
     target = out or run_dir / DEFAULT_PNG

@@ -55,7 +55,7 @@ from agents.policy import (
 from envs.games import canonical_name
 from envs.sb3 import SB3VecEnv
 from train.config import TrainConfig, load_config, parse_overrides, save_config
-from train.evaluate import play_match
+from train.evaluate import MatchResult, play_match
 from train.networks import BoardCNN
 
 ALGO = "maskableppo"
@@ -327,7 +327,7 @@ class Run:
         pool: the opponents the learner is drawn against.
         history: one record per evaluation: ``{"step", "seconds", "win_rates": {spec: p}}``.
         elapsed: training wall time so far (seconds, resumes added up).
-        best_score: the best mean eval win rate so far (``best.zip``'s).
+        best_score: the best mean eval (win rate - loss rate) so far (``best.zip``'s).
         algo: the folder's algorithm tag.
     """
 
@@ -346,7 +346,7 @@ class Run:
 
     @property
     def best(self) -> Path:
-        """The checkpoint with the best mean eval win rate."""
+        """The checkpoint with the best mean eval (win rate - loss rate)."""
         return self.directory / CHECKPOINTS / BEST
 
     def train_state(self, vec_env: VecEnv) -> dict[str, Any]:
@@ -449,12 +449,17 @@ def learner_agent(model: BaseAlgorithm, config: TrainConfig) -> PolicyAgent:
     return PolicyAgent(model, metadata, name="learner")
 
 
+def match(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
+          games: int, seed: int) -> MatchResult:
+    """The learner against ``opponent`` over ``games`` games (first player random per game)."""
+    return play_match(config.game, learner_agent(model, config), opponent, games, seed=seed,
+                      config=board_kwargs(config.env_kwargs))
+
+
 def win_rate(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
              games: int, seed: int) -> float:
     """The learner's win rate against ``opponent`` (first player random per game)."""
-    result = play_match(config.game, learner_agent(model, config), opponent, games, seed=seed,
-                        config=board_kwargs(config.env_kwargs))
-    return result.a_win_rate
+    return match(model, config, opponent, games, seed).a_win_rate
 
 
 # -- training loop ---------------------------------------------------------------------------
@@ -510,23 +515,28 @@ class RunCallback(BaseCallback):
         return self.elapsed_at_start + time.perf_counter() - self.started
 
     def evaluate(self) -> dict[str, float]:
-        """Win rates against the eval opponents; logged, saved to ``eval.json``, best kept."""
+        """Win and loss rates against the eval opponents: logged, saved to ``eval.json``;
+        ``best.zip`` keeps the weights with the best mean (win rate - loss rate)."""
         config, step = self.run.config, self.model.num_timesteps
-        rates = {spec: win_rate(self.model, config, spec, config.eval_games, config.seed)
-                 for spec in config.eval_opponents}
-        for spec, rate in rates.items():
-            self.logger.record(f"eval/win_rate_vs_{spec}", rate)
+        results = {spec: match(self.model, config, spec, config.eval_games, config.seed)
+                   for spec in config.eval_opponents}
+        wins = {spec: r.a_win_rate for spec, r in results.items()}
+        losses = {spec: r.b_wins / r.games for spec, r in results.items()}
+        for spec in results:
+            self.logger.record(f"eval/win_rate_vs_{spec}", wins[spec])
+            self.logger.record(f"eval/loss_rate_vs_{spec}", losses[spec])
         self.logger.dump(step)
         self.run.history.append({"step": step, "seconds": round(self.wall_time(), 1),
-                                 "win_rates": rates})
+                                 "win_rates": wins, "loss_rates": losses})
         write_json(self.run.directory / EVAL_FILE, self.run.history)
-        print(f"[{step:>9} steps, {self.wall_time():7.0f} s] win rate "
-              + ", ".join(f"{spec} {rate:.1%}" for spec, rate in rates.items()), flush=True)
-        score = float(np.mean(list(rates.values())))
+        print(f"[{step:>9} steps, {self.wall_time():7.0f} s] win/loss "
+              + ", ".join(f"{spec} {wins[spec]:.0%}/{losses[spec]:.0%}" for spec in results),
+              flush=True)
+        score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
         if score > self.run.best_score:
             self.run.best_score = score
             save_checkpoint(self.model, self.run.best, config.game, config.env_kwargs)
-        return rates
+        return wins
 
     def checkpoint(self) -> None:
         """Write ``last.zip`` atomically with everything ``--resume`` needs."""
