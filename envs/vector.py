@@ -38,6 +38,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from agents import batched
+from envs.games.bitboard import popcount
 from envs.turn_based import (
     AGENT_WON,
     FIRST_PLAYER_CHOICES,
@@ -151,6 +152,9 @@ class BoardVectorEnv(VectorEnv):
                 f"by game (slow). Batched opponents: {batched.names(self.single.game)}")
         self.state: Any = None
         self.agent_side = np.zeros(self.num_envs, dtype=np.int64)
+        self._fresh = self.rules.initial_batch(1, **config)
+        self._row_starts = np.arange(self.num_envs) * self.n_actions
+        """Offset of each sub-env's row in the flattened ``(N, n_actions)`` masks."""
         self._needs_reset = np.ones(self.num_envs, dtype=bool)
         self._masks = np.zeros((self.num_envs, self.n_actions), dtype=bool)
         self._keys = np.zeros(self.num_envs, dtype=np.uint64)
@@ -176,9 +180,10 @@ class BoardVectorEnv(VectorEnv):
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape "
                                  f"({self.num_envs},), got shape {mask.shape}")
         self._start_games(np.flatnonzero(mask))
-        opponent_action = self._opponent_turns(mask)
+        opponent_action, _ = self._opponent_turns(mask)
         no_end = np.zeros(self.num_envs, dtype=bool)
-        return self._observation(), self._info(opponent_action, no_end, no_end)
+        obs, _, info = self._publish(opponent_action, no_end, no_end)
+        return obs, info
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
@@ -189,27 +194,24 @@ class BoardVectorEnv(VectorEnv):
         starting = self._needs_reset.copy()
         if starting.any():
             self._start_games(np.flatnonzero(starting))
-        legal = self._masks[np.arange(self.num_envs), actions]
-        illegal = ~starting & ~legal
-        if illegal.any() and self.single.illegal_action == "raise":
+        # a finished game's mask is all False, so ``legal`` is False where games start
+        legal = self._masks.reshape(-1)[self._row_starts + actions]
+        illegal = ~(starting | legal)
+        if self.single.illegal_action == "raise" and illegal.any():
             raise batched_illegal_error(np.flatnonzero(illegal), actions)
-        moving = np.flatnonzero(~starting & legal)
-        self._put(moving, self.rules.apply_batch(batched.take(self.state, moving),
-                                                 actions[moving]))
-        opponent_action = self._opponent_turns(~illegal)
-        terminated = np.asarray(self.rules.is_terminal(self.state)) | illegal
-        rewards = self._rewards(terminated, illegal)
-        info = self._info(opponent_action, terminated, illegal)
+        self._agent_moves(legal, actions)
+        opponent_action, terminated = self._opponent_turns(~illegal)
+        terminated |= illegal
+        obs, rewards, info = self._publish(opponent_action, terminated, illegal)
         self._needs_reset = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
-            info["final_obs"], info["_final_obs"] = self._observation(), terminated
-            ended = np.flatnonzero(terminated)
-            self._start_games(ended)
+            info["final_obs"], info["_final_obs"] = obs, terminated
+            self._start_games(np.flatnonzero(terminated))
             self._opponent_turns(terminated)
             self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-            info["action_mask"] = self._mask_after(np.zeros(self.num_envs, dtype=bool))
+            obs, info["action_mask"] = self._observation(), self._mask_after(None)
         truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._observation(), rewards, terminated, truncated, info
+        return obs, rewards, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """``(N, n_actions)`` bool: the agent's legal actions in each sub-env (what
@@ -228,21 +230,21 @@ class BoardVectorEnv(VectorEnv):
 
     def _uniforms(self, index: np.ndarray) -> np.ndarray:
         """The next draw in ``[0, 1)`` of each sub-env in ``index`` (its stream advances)."""
-        self._counters[index] += np.uint64(1)
-        z = _mix(self._keys[index] + self._counters[index] * GOLDEN_GAMMA)
+        counters = self._counters[index] + np.uint64(1)
+        self._counters[index] = counters
+        z = _mix(self._keys[index] + counters * GOLDEN_GAMMA)
         return (z >> MANTISSA_SHIFT) * UNIT
 
     def _start_games(self, index: np.ndarray) -> None:
         """Fresh games in sub-envs ``index``, drawing who moves first where it is random."""
-        fresh = self.rules.initial_batch(len(index), **self.config)
         if self.state is None:
             self.state = self.rules.initial_batch(self.num_envs, **self.config)
-        self._put(index, fresh)
+        self._put(index, self._fresh)
         codes = self._first_codes[index]
-        sides = np.where(codes == OPPONENT_FIRST, 1, 0)
-        drawn = index[codes == RANDOM_FIRST]
-        if drawn.size:
-            sides[codes == RANDOM_FIRST] = self._random_sides(drawn)
+        sides = (codes == OPPONENT_FIRST).astype(np.int64)
+        drawn = codes == RANDOM_FIRST
+        if drawn.any():
+            sides[drawn] = self._random_sides(index[drawn])
         self.agent_side[index] = sides
         self._needs_reset[index] = False
 
@@ -252,29 +254,47 @@ class BoardVectorEnv(VectorEnv):
         return (self._uniforms(index) < 0.5).astype(np.int64)
 
     def _put(self, index: np.ndarray, part: Any) -> None:
-        """Write the sub-batch ``part`` into the games ``index`` of ``self.state``."""
+        """Write the sub-batch ``part`` (or one game, broadcast) into the games ``index``."""
         for whole, piece in zip(self.state, part, strict=True):
             if isinstance(whole, np.ndarray):
                 whole[index] = piece
 
-    def _opponent_turns(self, active: np.ndarray) -> np.ndarray:
-        """Opponent moves in ``active`` sub-envs while it is their turn (several after
-        passes); returns each sub-env's last opponent action or ``NO_ACTION``."""
+    def _agent_moves(self, moving: np.ndarray, actions: np.ndarray) -> None:
+        """Play ``actions`` where ``moving``: the rules run on the whole batch (cheaper than
+        gathering the movers), and the other games keep their positions."""
+        after = self.rules.apply_batch(self.state, actions)
+        if not moving.all():
+            after = type(after)(*(np.where(moving, new, old) if isinstance(old, np.ndarray)
+                                  else old for new, old in zip(after, self.state, strict=True)))
+        self.state = after
+
+    def _opponent_moves(self, part: Any, index: np.ndarray) -> np.ndarray:
+        """The opponent's move in each game of the sub-batch ``part`` (sub-envs ``index``)."""
+        if self.opponent is not None:
+            return self.opponent.act(part, self._uniforms(index))
+        assert self.looped is not None
+        return self.looped.act_each(part, [self._rngs[i] for i in index])
+
+    def _opponent_turns(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Opponent moves in ``active`` sub-envs while it is their turn (several after passes).
+
+        Returns:
+            Each sub-env's last opponent action (or ``NO_ACTION``), and whether each game is
+            over afterwards.
+        """
         last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
-        while True:
-            waiting = active & (self.state.to_move != self.agent_side)
-            waiting &= ~np.asarray(self.rules.is_terminal(self.state))
-            index = np.flatnonzero(waiting)
-            if index.size == 0:
-                return last
+        terminal = np.asarray(self.rules.is_terminal(self.state))
+        index = np.flatnonzero(active & ~terminal & (self.state.to_move != self.agent_side))
+        while index.size:
             part = batched.take(self.state, index)
-            if self.opponent is not None:
-                moves = self.opponent.act(part, self._uniforms(index))
-            else:
-                assert self.looped is not None
-                moves = self.looped.act_each(part, [self._rngs[i] for i in index])
-            self._put(index, self.rules.apply_batch(part, moves))
+            moves = self._opponent_moves(part, index)
+            part = self.rules.apply_batch(part, moves)
+            self._put(index, part)
             last[index] = moves
+            over = np.asarray(self.rules.is_terminal(part))
+            terminal[index] = over
+            index = index[~over & (part.to_move != self.agent_side[index])]
+        return last, terminal
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
         values = np.asarray(actions)
@@ -282,10 +302,11 @@ class BoardVectorEnv(VectorEnv):
             raise ValueError(f"actions must be an integer array of shape ({self.num_envs},), "
                              f"one per sub-env; got {values.dtype} array of shape "
                              f"{values.shape}")
-        if ((values < 0) | (values >= self.n_actions)).any():
+        low, high = values.min(), values.max()
+        if low < 0 or high >= self.n_actions:
             raise ValueError(f"actions must be in [0, {self.n_actions}) (see "
-                             f"env.action_masks()); got {values.min()}..{values.max()}")
-        return values.astype(np.int64)
+                             f"env.action_masks()); got {low}..{high}")
+        return values.astype(np.int64, copy=False)
 
     def _agent_planes(self) -> tuple[Any, Any]:
         """``(agent stones, opponent stones)`` bitboards of every sub-env."""
@@ -294,49 +315,44 @@ class BoardVectorEnv(VectorEnv):
         return (np.where(agent_to_move, state.me, state.opp),
                 np.where(agent_to_move, state.opp, state.me))
 
-    def _observation(self) -> np.ndarray:
-        mine, theirs = self._agent_planes()
+    def _observation(self, planes: tuple[Any, Any] | None = None) -> np.ndarray:
+        mine, theirs = self._agent_planes() if planes is None else planes
         return self.rules.observation(self.state._replace(me=mine, opp=theirs))
 
-    def _winners(self) -> np.ndarray:
-        """+1 agent won / -1 lost / 0 draw, for finished games (meaningless elsewhere)."""
-        first_result = np.asarray(self.rules.outcome(self.state))
-        return np.where(self.agent_side == 0, first_result, -first_result)
+    def _winners(self, index: np.ndarray) -> np.ndarray:
+        """+1 agent won / -1 lost / 0 draw in the finished games ``index``."""
+        first_result = np.asarray(self.rules.outcome(batched.take(self.state, index)))
+        return np.where(self.agent_side[index] == 0, first_result, -first_result)
 
-    def _score(self) -> np.ndarray:
-        """Reversi ``(N, 2)`` disc counts (agent, opponent)."""
-        first, second = self.rules.score(self.state)
-        agent_first = self.agent_side == 0
-        return np.stack((np.where(agent_first, first, second),
-                         np.where(agent_first, second, first)), axis=-1)
-
-    def _rewards(self, terminated: np.ndarray, illegal: np.ndarray) -> np.ndarray:
-        if self.single.reward_mode == "score":
-            score = self._score()
-            result = (score[:, 0] - score[:, 1]) / self.rules.CELLS
-        else:
-            result = self._winners().astype(np.float64)
-        result = np.where(terminated, result, 0.0)
-        return np.where(illegal, float(OPPONENT_WON), result)
-
-    def _mask_after(self, ended: np.ndarray) -> np.ndarray:
+    def _mask_after(self, illegal: np.ndarray | None) -> np.ndarray:
+        """Fresh masks of the current positions (all False where ``illegal`` ended a game)."""
         masks = self.rules.legal_mask(self.state)
-        self._masks = masks & ~ended[:, None] if ended.any() else masks
-        return self._masks
+        if illegal is not None and illegal.any():
+            masks[illegal] = False
+        self._masks = masks
+        return masks
 
-    def _info(self, opponent_action: np.ndarray, terminated: np.ndarray,
-              illegal: np.ndarray) -> dict[str, Any]:
-        winner = np.where(illegal, OPPONENT_WON, self._winners())
+    def _publish(self, opponent_action: np.ndarray, terminated: np.ndarray,
+                 illegal: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """Observations, rewards and ``info`` of the current positions (fresh arrays)."""
+        planes = self._agent_planes()
+        ended = np.flatnonzero(terminated)
+        winner = np.zeros(self.num_envs, dtype=np.int64)
+        winner[ended] = np.where(illegal[ended], OPPONENT_WON, self._winners(ended))
         info: dict[str, Any] = {
             "action_mask": self._mask_after(illegal),
             "opponent_action": opponent_action, "_opponent_action": opponent_action != NO_ACTION,
-            "winner": np.where(terminated, winner, 0), "_winner": terminated,
+            "winner": winner, "_winner": terminated,
             "illegal_action": illegal, "_illegal_action": illegal,
         }
-        if hasattr(self.rules, "score"):
-            info["score"] = self._score()
-            info["_score"] = np.ones(self.num_envs, dtype=bool)
-        return info
+        rewards = winner.astype(np.float64)
+        if self.single.has_score:
+            score = np.stack([popcount(plane) for plane in planes], axis=-1)
+            info["score"], info["_score"] = score, np.ones(self.num_envs, dtype=bool)
+            if self.single.reward_mode == "score":
+                legal_end = ended[~illegal[ended]]
+                rewards[legal_end] = (score[legal_end, 0] - score[legal_end, 1]) / self.rules.CELLS
+        return self._observation(planes), rewards, info
 
 
 def batched_illegal_error(envs_index: np.ndarray, actions: np.ndarray) -> Exception:

@@ -115,15 +115,25 @@ class State(NamedTuple):
     geom: Geometry
 
 
+def _run_starts(bits: Bits, shift: int, connect: int) -> Bits:
+    """Cells of ``bits`` that start ``connect`` of them in a row, ``shift`` bits apart.
+
+    Runs double in length at each step (runs of 2 from runs of 1, then 4 from 2, ...).
+    """
+    run, length = bits, 1
+    while length < connect:
+        step = min(length, connect - length)
+        run = run & (run >> (step * shift))
+        length += step
+    return run
+
+
 def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
     """True where ``bits`` hold ``connect`` cells in a row in any direction."""
-    found: bool | np.ndarray = False
-    for s in geom.line_shifts:
-        run = bits
-        for i in range(1, geom.connect):
-            run = run & (bits >> (i * s))
-        found = found | (run != 0)
-    return found
+    starts: Bits = 0
+    for shift in geom.line_shifts:
+        starts = starts | _run_starts(bits, shift, geom.connect)
+    return starts != 0
 
 
 def initial_state(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:

@@ -48,12 +48,25 @@ class State(NamedTuple):
     to_move: int | np.ndarray
 
 
-def has_line(bits: Bits) -> bool | np.ndarray:
-    """True where ``bits`` hold one of the eight lines."""
+def _scan_lines(bits: Bits) -> bool | np.ndarray:
+    """True where ``bits`` hold one of the eight lines (checked line by line)."""
     found: bool | np.ndarray = False
     for line in LINE_BITS:
         found = found | ((bits & line) == line)
     return found
+
+
+LINE_TABLE = np.asarray(_scan_lines(np.arange(1 << CELLS, dtype=np.uint64)))
+"""``_scan_lines`` of every 9-bit board, indexed by the board."""
+LINE_TUPLE = tuple(bool(found) for found in LINE_TABLE)
+"""The same table as Python bools (single games)."""
+
+
+def has_line(bits: Bits) -> bool | np.ndarray:
+    """True where ``bits`` hold one of the eight lines."""
+    if isinstance(bits, np.ndarray):
+        return LINE_TABLE[(bits & FULL).astype(np.intp)]
+    return LINE_TUPLE[bits & FULL]
 
 
 def initial_state() -> State:
