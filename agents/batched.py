@@ -219,7 +219,7 @@ def _lookahead_1(state: Any) -> np.ndarray:
 
 def _four_in_a_row_agents() -> dict[str, Candidates]:
     return {
-        "random": lambda state: bits_from_mask(four_in_a_row.legal_mask(state)),
+        "random": lambda state: np.asarray(four_in_a_row.legal_bits(state), dtype=np.uint64),
         "lookahead:1": _lookahead_1,
     }
 

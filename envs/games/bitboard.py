@@ -47,16 +47,60 @@ def as_uint64(values: Bits) -> np.ndarray:
     return np.asarray(values, dtype=np.uint64)
 
 
+BYTE_VALUES = 1 << BYTE_BITS
+BYTE_MASK = BYTE_VALUES - 1
+
+
+def _byte_tables(positions: np.ndarray, n_bytes: int) -> np.ndarray:
+    """``(n_bytes, 256)`` uint64: entry ``[k, v]`` has bit ``i`` set when byte ``k`` of a word
+    equals ``v`` and ``positions[i]`` is one of that byte's set bits.
+
+    OR-ing the entries of a word's bytes moves its bits at ``positions`` to bits 0, 1, ...
+    """
+    values = np.arange(BYTE_VALUES, dtype=np.uint64)
+    tables = np.zeros((n_bytes, BYTE_VALUES), dtype=np.uint64)
+    for index, position in enumerate(positions.tolist()):
+        byte, bit = divmod(position, BYTE_BITS)
+        tables[byte] |= ((values >> np.uint64(bit)) & np.uint64(1)) << np.uint64(index)
+    return tables
+
+
 class _CellPlan:
-    """How to read the bit positions ``cells`` out of unpacked words, worked out once."""
+    """How to read the bit positions ``cells`` out of words, worked out once."""
 
     def __init__(self, cells: np.ndarray) -> None:
         self.cells = cells  # held, so the id this plan is filed under stays unique
         self.used_bytes = int(cells.max()) // BYTE_BITS + 1 if cells.size else 1
         flat = cells.reshape(-1)
+        self.count = flat.size
         self.is_prefix = bool(np.array_equal(flat, _POSITIONS[:flat.size]))
+        self.tables = None if self.is_prefix or flat.size > WORD_BITS else \
+            _byte_tables(flat, self.used_bytes)
+        """Byte tables gathering the cells into bits 0.. (None when they are there already)."""
         self.pair_cells = np.stack([cells, cells + WORD_BITS])
         """Positions of both planes in the 128 unpacked bits of ``me | opp << 64``."""
+
+        self.int_tables = None if self.tables is None else \
+            [[int(v) for v in table] for table in self.tables]
+        """The same tables as lists of Python ints (single games)."""
+
+    def gather(self, words: np.ndarray) -> np.ndarray:
+        """``words`` with the bits at ``cells`` moved to bits 0, 1, ... in ``cells`` order."""
+        assert self.tables is not None
+        octets = words.view(np.uint8).reshape((*words.shape, WORD_BYTES))
+        result = self.tables[0].take(octets[..., 0])
+        for k in range(1, self.used_bytes):
+            result |= self.tables[k].take(octets[..., k])
+        return result
+
+    def gather_int(self, value: int) -> int:
+        """``gather`` of one Python int."""
+        assert self.int_tables is not None
+        result = 0
+        for table in self.int_tables:
+            result |= table[value & BYTE_MASK]
+            value >>= BYTE_BITS
+        return result
 
 
 _PLANS: dict[int, _CellPlan] = {}
@@ -79,6 +123,20 @@ def _unpack_int(value: int, n_bytes: int) -> np.ndarray:
     return np.unpackbits(raw, bitorder="little")
 
 
+def compress(bits: Bits, cells: np.ndarray) -> Bits:
+    """The bits at positions ``cells`` (at most 64, in flattened order) moved to bits 0, 1, ...
+
+    E.g. the top cells of the columns of a board, as one bit per column.
+    """
+    plan = _plan(cells)
+    if plan.is_prefix:
+        return bits & ((1 << plan.count) - 1) if isinstance(bits, int) else \
+            bits & np.uint64((1 << plan.count) - 1)
+    if isinstance(bits, int):
+        return plan.gather_int(bits)
+    return plan.gather(np.ascontiguousarray(bits, dtype="<u8"))
+
+
 def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     """The bits at positions ``cells`` as a uint8 0/1 array.
 
@@ -92,13 +150,17 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     if isinstance(bits, int):
         return _unpack_int(bits, WORD_BYTES).take(cells)
     plan = _plan(cells)
-    words = np.asarray(bits, dtype="<u8")
+    words = np.ascontiguousarray(bits, dtype="<u8")
     shape = words.shape
-    octets = words.reshape((*shape, 1)).view(np.uint8)[..., :plan.used_bytes]
-    flat = np.unpackbits(octets, axis=-1, bitorder="little")
-    if plan.is_prefix:
-        return np.ascontiguousarray(flat[..., :cells.size]).reshape(shape + cells.shape)
-    return np.take(flat, cells, axis=-1)
+    if plan.tables is None and not plan.is_prefix:
+        flat = np.unpackbits(words.reshape((*shape, 1)).view(np.uint8), axis=-1,
+                             bitorder="little")
+        return np.take(flat, cells, axis=-1)
+    if plan.tables is not None:
+        words = plan.gather(words)
+    octets = words.reshape((*shape, 1)).view(np.uint8)
+    flat = np.unpackbits(octets, axis=-1, count=plan.count, bitorder="little")
+    return flat.reshape(shape + cells.shape)
 
 
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:

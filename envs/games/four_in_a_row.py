@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.games.bitboard import Bits, planes, select, unpack
+from envs.games.bitboard import Bits, compress, planes, select, unpack
 from envs.games.errors import IllegalMoveError
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
@@ -45,6 +45,8 @@ class Geometry:
     board_map: np.ndarray = field(init=False, repr=False, compare=False)
     """Bit position of each (row, col) cell, row 0 at the top."""
     top_cells: np.ndarray = field(init=False, repr=False, compare=False)
+    column_cells: np.ndarray = field(init=False, repr=False, compare=False)
+    """``0, 1, ..., columns - 1``: the bit of each column in ``legal_bits``."""
     column_bits: np.ndarray = field(init=False, repr=False, compare=False)
     """``uint64`` mask of each column's playable cells."""
     column_ints: tuple[int, ...] = field(init=False, repr=False, compare=False)
@@ -64,6 +66,7 @@ class Geometry:
             "board_map": np.array([[c * h + self.rows - 1 - r for c in cols]
                                    for r in range(self.rows)]),
             "top_cells": np.array([c * h + self.rows - 1 for c in cols]),
+            "column_cells": np.arange(self.columns),
             "column_bits": np.array([column << (c * h) for c in cols], dtype=np.uint64),
             "column_ints": tuple(column << (c * h) for c in cols),
             "line_shifts": (1, h, h - 1, h + 1),
@@ -148,12 +151,17 @@ def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
     return State(zeros, zeros.copy(), np.zeros(n, dtype=np.int64), geometry(rows, columns, connect))
 
 
-def legal_mask(state: State) -> np.ndarray:
-    """Bool mask of playable columns, ``(columns,)`` (``(N, columns)``); all False once over."""
+def legal_bits(state: State) -> Bits:
+    """Playable columns as bits (bit ``c`` for column ``c``); none once the game is over."""
     geom = state.geom
     open_top = geom.top ^ ((state.me | state.opp) & geom.top)
-    mask = unpack(open_top, geom.top_cells).view(bool)
-    return mask & ~np.asarray(is_terminal(state))[..., None]
+    open_columns = compress(open_top, geom.top_cells)
+    return select(is_terminal(state), open_columns & 0, open_columns)
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """Bool mask of playable columns, ``(columns,)`` (``(N, columns)``); all False once over."""
+    return unpack(legal_bits(state), state.geom.column_cells).view(bool)
 
 
 def _play(state: State, column_bits: Bits) -> State:
