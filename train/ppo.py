@@ -2,8 +2,9 @@
 
 Every run gets a folder ``runs/{game}__{algo}__{seed}__{time}/`` holding ``config.yaml``
 (the resolved hyperparameters), ``command.txt`` (the exact commands, resumes included),
-``checkpoints/last.zip`` and ``checkpoints/best.zip`` (written atomically: temp file, then
-rename), ``eval.json`` (win rates against the eval opponents over training steps) and ``tb/``
+``checkpoints/last.zip`` (every ``checkpoint_every`` steps), ``checkpoints/step_N.zip`` (the
+weights at each evaluation) and ``checkpoints/best.zip`` (all written atomically: temp file,
+then rename), ``eval.json`` (win rates against the eval opponents over training steps) and ``tb/``
 (TensorBoard). ``--resume RUN_DIR`` continues from ``checkpoints/last.zip``: weights,
 optimizer, step count, RNG streams, opponent pool and eval history.
 
@@ -532,6 +533,9 @@ class RunCallback(BaseCallback):
         print(f"[{step:>9} steps, {self.wall_time():7.0f} s] win/loss "
               + ", ".join(f"{spec} {wins[spec]:.0%}/{losses[spec]:.0%}" for spec in results),
               flush=True)
+        directory = self.run.directory / CHECKPOINTS
+        save_checkpoint(self.model, directory / f"step_{step}.zip", config.game,
+                        config.env_kwargs)
         score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
         if score > self.run.best_score:
             self.run.best_score = score
