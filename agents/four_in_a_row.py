@@ -4,6 +4,8 @@
 - ``lookahead:N`` (``lookahead`` alone means N = 2): the classic fitness search ``potential``
   looking N moves of each side ahead; it plays the column of highest potential among the
   playable ones, ties broken uniformly at random. The default opponent of ``FourInARow-v0``.
+- ``alphabeta:D`` (default 6) and ``mcts:N`` (default 800): the strong reference players of
+  ``agents.four_in_a_row_strong``.
 
 ``potential`` is memoised on the bitboard position (a bounded LRU cache), which changes no
 returned value: each value is computed by exactly the classic sequence of float operations.

@@ -10,6 +10,8 @@ tied move comes first in the shuffled order.
 - ``worst``: the first move that leaves the mover with the fewest discs.
 - ``corner_side_best``: the first corner if any; else the first move on the board's edge
   (row or column 0 or 7); else what ``corner_best`` plays.
+- ``alphabeta:D`` (default 4) and ``mcts:N`` (default 800): the strong reference players of
+  ``agents.reversi_strong`` (search, not shuffled scans).
 
 After a move the mover owns its discs, the new disc and the flipped ones, so "most discs"
 is "most flips" and "fewest discs" is "fewest flips".
