@@ -103,7 +103,8 @@ class SearchResult:
         move: the chosen action.
         value: its value for the side to move (``decisive`` when proven).
         depth: the deepest completed iteration, in plies.
-        exact: True when the search reached the end of the game on every line.
+        exact: True when the value is proven: every line was searched to the end of the
+            game, or a forced win or loss was found.
         nodes: positions visited.
     """
 
