@@ -3,7 +3,8 @@
 ``boardgym bench`` (or ``python -m bench.throughput``). A ply is one move on the board: the
 agent's and the opponent's both count. Observations and masks are produced every step, and
 the agent's random legal action is drawn from them (in the vector env, batched). Each number
-is the median of ``--repeats`` runs of ``--seconds`` each. Pgx (``pgx.make`` + ``jax.vmap``,
+is the median of ``--repeats`` runs of ``--seconds`` each, in wall-clock time and in this
+process's CPU time (steadier on a shared, loaded machine). Pgx (``pgx.make`` + ``jax.vmap``,
 auto-reset, CPU) and OpenSpiel (C++ core through pyspiel, with observation tensors) are
 measured in the same run when installed (``pip install -e ".[bench]"``).
 """
@@ -30,44 +31,68 @@ SPIEL_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four",
                "tictactoe": "tic_tac_toe"}
 SIZES = (1, 64, 1024, 4096)
 PEER_BATCH = 1024
-Run = Callable[[float], float]
-"""Plays for about the given seconds; returns plies per second."""
+Rate = tuple[float, float]
+"""Plies per second of wall-clock time and per second of this process's CPU time."""
+Run = Callable[[float], Rate]
+"""Plays for about the given seconds; returns its ``Rate``."""
+Row = tuple[str, str, str, Rate]
+"""``(game, what, opponent, rate)`` of one measurement."""
+
+
+class Clock:
+    """Wall-clock and process CPU time since construction."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def elapsed(self) -> float:
+        """Wall-clock seconds so far."""
+        return time.perf_counter() - self.wall
+
+    def rate(self, plies: int) -> Rate:
+        """``plies`` per wall-clock second and per CPU second."""
+        return plies / self.elapsed(), plies / (time.process_time() - self.cpu)
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random index where ``mask`` is True (one uniform draw)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[int(rng.random() * len(legal))])
 
 
 def single_env(game: str) -> Run:
     """The single env against the random opponent, random legal agent moves."""
-    def run(seconds: float) -> float:
+    def run(seconds: float) -> Rate:
         env = gym.make(GAMES[game], opponent="random").unwrapped
         rng = np.random.default_rng(0)
         _, info = env.reset(seed=0)
-        plies, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        plies, clock = 0, Clock()
+        while clock.elapsed() < seconds:
             plies += info["opponent_action"] is not None
-            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-            _, _, terminated, _, info = env.step(action)
+            _, _, terminated, _, info = env.step(random_legal(info["action_mask"], rng))
             plies += 1
             if terminated:
                 plies += info["opponent_action"] is not None
                 _, info = env.reset()
-        return plies / (time.perf_counter() - start)
+        return clock.rate(plies)
     return run
 
 
 def vector_env(game: str, n: int, opponent: str) -> Run:
     """The vector env of ``n`` games against a batched ``opponent``."""
-    def run(seconds: float) -> float:
+    def run(seconds: float) -> Rate:
         env = gym.make_vec(GAMES[game], num_envs=n, vectorization_mode="vector_entry_point",
                            opponent=opponent)
         rng = np.random.default_rng(0)
         _, info = env.reset(seed=0)
-        plies, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        plies, clock = 0, Clock()
+        while clock.elapsed() < seconds:
             masks = info["action_mask"]
             actions = batched.choose(batched.bits_from_mask(masks), rng.random(n))
             _, _, _, _, info = env.step(actions)
             plies += int(np.count_nonzero(masks.any(axis=1)))
             plies += int(np.count_nonzero(info["_opponent_action"]))
-        return plies / (time.perf_counter() - start)
+        return clock.rate(plies)
     return run
 
 
@@ -91,17 +116,17 @@ def pgx_env(game: str) -> Run | None:
         state = jax.vmap(auto_reset(env.step, env.init))(state, actions, keys)
         return state, key
 
-    def run(seconds: float) -> float:
+    def run(seconds: float) -> Rate:
         key = jax.random.PRNGKey(0)
         state = jax.jit(jax.vmap(env.init))(jax.random.split(key, PEER_BATCH))
         state, key = step(state, key)
         jax.block_until_ready(state.observation)
-        steps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        steps, clock = 0, Clock()
+        while clock.elapsed() < seconds:
             state, key = step(state, key)
             steps += 1
         jax.block_until_ready(state.observation)
-        return steps * PEER_BATCH / (time.perf_counter() - start)
+        return clock.rate(steps * PEER_BATCH)
     return run
 
 
@@ -113,23 +138,26 @@ def spiel_env(game: str) -> Run | None:
         return None
     spiel_game = pyspiel.load_game(SPIEL_NAMES[game])
 
-    def run(seconds: float) -> float:
+    def run(seconds: float) -> Rate:
         rng = np.random.default_rng(0)
         state = spiel_game.new_initial_state()
-        plies, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        plies, clock = 0, Clock()
+        while clock.elapsed() < seconds:
             if state.is_terminal():
                 state = spiel_game.new_initial_state()
             state.observation_tensor()
             legal = state.legal_actions()
-            state.apply_action(legal[int(rng.integers(len(legal)))])
+            state.apply_action(legal[int(rng.random() * len(legal))])
             plies += 1
-        return plies / (time.perf_counter() - start)
+        return clock.rate(plies)
     return run
 
 
-def median_rate(run: Run, seconds: float, repeats: int) -> float:
-    return statistics.median(run(seconds) for _ in range(repeats))
+def median_rate(run: Run, seconds: float, repeats: int) -> Rate:
+    """Medians of the wall-clock and the CPU rates of ``repeats`` runs."""
+    rates = [run(seconds) for _ in range(repeats)]
+    return (statistics.median(wall for wall, _ in rates),
+            statistics.median(cpu for _, cpu in rates))
 
 
 def machine() -> str:
@@ -146,17 +174,18 @@ def machine() -> str:
 
 
 def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
-            peers: bool) -> list[tuple[str, str, str, float]]:
-    """Rows ``(game, what, opponent, plies/s)``, printed as they come."""
-    rows: list[tuple[str, str, str, float]] = []
+            peers: bool) -> list[Row]:
+    """Rows ``(game, what, opponent, (wall, CPU) plies/s)``, printed as they come."""
+    rows: list[Row] = []
 
     def add(game: str, what: str, opponent: str, run: Run | None) -> None:
         if run is None:
             print(f"{game:14} {what:22} not installed (pip install -e '.[bench]')")
             return
-        rate = median_rate(run, seconds, repeats)
-        rows.append((game, what, opponent, rate))
-        print(f"{game:14} {what:22} {opponent:14} {rate:14,.0f} plies/s", flush=True)
+        wall, cpu = median_rate(run, seconds, repeats)
+        rows.append((game, what, opponent, (wall, cpu)))
+        print(f"{game:14} {what:22} {opponent:14} {wall:14,.0f} plies/s  (CPU time: "
+              f"{cpu:,.0f})", flush=True)
 
     for game in games:
         add(game, "single env", "random", single_env(game))
@@ -169,14 +198,15 @@ def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
     return rows
 
 
-def markdown(rows: list[tuple[str, str, str, float]], sizes: list[int]) -> str:
+def markdown(rows: list[Row], sizes: list[int]) -> str:
     """The results table, with each vector-env row's ratio to Pgx on the same game."""
-    pgx = {game: rate for game, what, _, rate in rows if what.startswith("Pgx")}
+    pgx = {game: rate[0] for game, what, _, rate in rows if what.startswith("Pgx")}
     lines = [f"Machine: {machine()}.", "",
-             "| game | env | opponent | plies/s | vs Pgx |", "|---|---|---|---:|---:|"]
-    for game, what, opponent, rate in rows:
-        ratio = f"{rate / pgx[game]:.1f}x" if game in pgx else ""
-        lines.append(f"| {game} | {what} | {opponent} | {rate:,.0f} | {ratio} |")
+             "| game | env | opponent | plies/s | plies per CPU s | vs Pgx |",
+             "|---|---|---|---:|---:|---:|"]
+    for game, what, opponent, (wall, cpu) in rows:
+        ratio = f"{wall / pgx[game]:.1f}x" if game in pgx else ""
+        lines.append(f"| {game} | {what} | {opponent} | {wall:,.0f} | {cpu:,.0f} | {ratio} |")
     return "\n".join(lines) + "\n"
 
 

@@ -187,13 +187,13 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     def _settle(self) -> None:
         """After the moves of a reset or step: note the end of the game and the agent's mask."""
         self._mask = self.rules.legal_mask(self.state)
-        self.done = not self._mask.any()  # the rules offer a move until the game is over
+        self.done = bool(self.rules.is_terminal(self.state))  # then the mask is all False
 
     def _observation(self) -> np.ndarray:
-        planes = self.rules.observation(self.state)
-        if self.state.to_move == self.agent_side:
-            return planes
-        return np.ascontiguousarray(planes[::-1])
+        state = self.state
+        if state.to_move != self.agent_side:  # the planes of the side to move come first
+            state = state._replace(me=state.opp, opp=state.me)
+        return self.rules.observation(state)
 
     def _winner(self) -> int:
         """``AGENT_WON``, ``OPPONENT_WON`` or ``DRAW`` for a finished game."""

@@ -77,8 +77,8 @@ class _CellPlan:
         self.tables = None if self.is_prefix or flat.size > WORD_BITS else \
             _byte_tables(flat, self.used_bytes)
         """Byte tables gathering the cells into bits 0.. (None when they are there already)."""
-        self.pair_cells = np.stack([cells, cells + WORD_BITS])
-        """Positions of both planes in the 128 unpacked bits of ``me | opp << 64``."""
+        self.int_format = f"0{self.count}b"
+        """``format`` spec writing a (gathered) int with at least the cells' bits."""
 
         self.int_tables = None if self.tables is None else \
             [[int(v) for v in table] for table in self.tables]
@@ -117,10 +117,19 @@ def _plan(cells: np.ndarray) -> _CellPlan:
     return plan
 
 
-def _unpack_int(value: int, n_bytes: int) -> np.ndarray:
-    """The low ``n_bytes * 8`` bits of a Python int as uint8 0/1, least significant first."""
-    raw = np.frombuffer(value.to_bytes(n_bytes, "little"), np.uint8)
-    return np.unpackbits(raw, bitorder="little")
+_BIT_CHARACTERS = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _int_cells(value: int, plan: _CellPlan) -> bytes:
+    """The bits of one Python int at ``plan``'s cells, as bytes 0/1 in cells order."""
+    if plan.int_tables is not None:
+        value = plan.gather_int(value)
+    elif not plan.is_prefix:  # more than 64 cells: some repeat
+        word = format(value, f"0{WORD_BITS}b")[::-1]
+        return "".join(word[cell] for cell in plan.cells.reshape(-1).tolist()).encode() \
+            .translate(_BIT_CHARACTERS)
+    low_first = format(value, plan.int_format)[::-1]
+    return low_first[:plan.count].encode().translate(_BIT_CHARACTERS)
 
 
 def compress(bits: Bits, cells: np.ndarray) -> Bits:
@@ -147,9 +156,9 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     Returns:
         ``bits.shape + cells.shape`` uint8 array: 1 where the bit at that position is set.
     """
-    if isinstance(bits, int):
-        return _unpack_int(bits, WORD_BYTES).take(cells)
     plan = _plan(cells)
+    if isinstance(bits, int):
+        return np.frombuffer(bytearray(_int_cells(bits, plan)), np.uint8).reshape(cells.shape)
     words = np.ascontiguousarray(bits, dtype="<u8")
     shape = words.shape
     if plan.tables is None and not plan.is_prefix:
@@ -170,8 +179,9 @@ def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     (C-contiguous either way).
     """
     if isinstance(me, int) and isinstance(opp, int):
-        both = _unpack_int(me | opp << WORD_BITS, 2 * WORD_BYTES)
-        return both.take(_plan(cells).pair_cells)
+        plan = _plan(cells)
+        both = bytearray(_int_cells(me, plan) + _int_cells(opp, plan))
+        return np.frombuffer(both, np.uint8).reshape((2, *cells.shape))
     pair = np.stack((np.asarray(me, dtype=np.uint64), np.asarray(opp, dtype=np.uint64)), axis=-1)
     return unpack(pair, cells)
 

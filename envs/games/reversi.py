@@ -60,38 +60,55 @@ class State(NamedTuple):
 
 
 def legal_bits(me: Bits, opp: Bits) -> Bits:
-    """Cells where the side owning ``me`` may play against ``opp``."""
+    """Cells where the side owning ``me`` may play against ``opp``.
+
+    Per direction, a Kogge-Stone style fill spreads ``me`` over adjacent runs of ``opp``
+    discs: one step of 1, then two of 2 over pairs of ``opp`` discs (runs of up to
+    ``MAX_RUN`` = 6). The empty cell just past a run is a move.
+    """
     empty = FULL64 ^ (me | opp)
     moves: Bits = 0
     for s, mask in LEFT_SHIFTS:
-        inner = opp & mask
-        run = inner & (me << s)
-        for _ in range(MAX_RUN - 1):
-            run |= inner & (run << s)
+        pro = opp & mask
+        run = pro & (me << s)
+        run |= pro & (run << s)
+        pro &= pro << s
+        run |= pro & (run << 2 * s)
+        run |= pro & (run << 2 * s)
         moves |= empty & mask & (run << s)
     for s, mask in RIGHT_SHIFTS:
-        inner = opp & mask
-        run = inner & (me >> s)
-        for _ in range(MAX_RUN - 1):
-            run |= inner & (run >> s)
+        pro = opp & mask
+        run = pro & (me >> s)
+        run |= pro & (run >> s)
+        pro &= pro >> s
+        run |= pro & (run >> 2 * s)
+        run |= pro & (run >> 2 * s)
         moves |= empty & mask & (run >> s)
     return moves
 
 
 def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
-    """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``."""
+    """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``.
+
+    Per direction, the run of ``opp`` discs next to ``move`` (a Kogge-Stone fill as in
+    ``legal_bits``) flips when a disc of ``me`` closes it.
+    """
     flipped: Bits = 0
     for s, mask in LEFT_SHIFTS:
-        inner = opp & mask
-        run = inner & (move << s)
-        for _ in range(MAX_RUN - 1):
-            run |= inner & (run << s)
+        pro = opp & mask
+        run = pro & (move << s)
+        run |= pro & (run << s)
+        pro &= pro << s
+        run |= pro & (run << 2 * s)
+        run |= pro & (run << 2 * s)
         flipped |= run * ((me & mask & (run << s)) != 0)
     for s, mask in RIGHT_SHIFTS:
-        inner = opp & mask
-        run = inner & (move >> s)
-        for _ in range(MAX_RUN - 1):
-            run |= inner & (run >> s)
+        pro = opp & mask
+        run = pro & (move >> s)
+        run |= pro & (run >> s)
+        pro &= pro >> s
+        run |= pro & (run >> 2 * s)
+        run |= pro & (run >> 2 * s)
         flipped |= run * ((me & mask & (run >> s)) != 0)
     return flipped
 
