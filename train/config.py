@@ -18,6 +18,7 @@ import yaml
 from envs.games import canonical_name
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
+LR_SCHEDULES = ("constant", "linear")
 
 
 @dataclass
@@ -33,6 +34,8 @@ class TrainConfig:
         total_timesteps: learner steps to train for.
         n_envs: parallel envs.
         n_steps: steps per env per rollout.
+        lr_schedule: ``"constant"`` or ``"linear"`` (from ``learning_rate`` down to 0 at
+            ``total_timesteps``).
         batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef,
             vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
         channels, blocks, features_dim: the ``BoardCNN`` feature extractor.
@@ -62,6 +65,7 @@ class TrainConfig:
     batch_size: int = 256
     n_epochs: int = 4
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: float = 0.2
@@ -104,6 +108,9 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
+                             f"{self.lr_schedule!r}")
         if self.vectorization not in ("auto", "vector", "dummy"):
             raise ValueError(f"vectorization must be 'auto', 'vector' or 'dummy', got "
                              f"{self.vectorization!r}")

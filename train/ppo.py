@@ -38,6 +38,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 import agents
@@ -435,8 +436,11 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) 
                                       "features_dim": config.features_dim},
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
     }
+    learning_rate: float | LinearSchedule = config.learning_rate
+    if config.lr_schedule == "linear":
+        learning_rate = LinearSchedule(config.learning_rate, 0.0, 1.0)
     return MaskablePPO(
-        "MlpPolicy", vec_env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        "MlpPolicy", vec_env, learning_rate=learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
