@@ -114,7 +114,7 @@ class SB3VecEnv(VecEnv):
         return [result] * len(chosen)
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper],
-                       indices: Iterable[int] | None = None) -> list[bool]:
+                       indices: int | Iterable[int] | None = None) -> list[bool]:
         return [False] * len(self._indices_list(indices))
 
 

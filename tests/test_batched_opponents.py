@@ -11,6 +11,7 @@ import pytest
 import agents
 from agents import batched
 from envs.games import four_in_a_row, reversi, tictactoe
+from envs.games.bitboard import planes, unpack
 
 POSITIONS = 10_000
 SAMPLED = 500
@@ -103,3 +104,31 @@ def test_unknown_or_unbatched_specs_have_no_batched_twin() -> None:
     assert batched.make("four_in_a_row", "lookahead:2") is None
     assert batched.make("reversi", agents.make("reversi", "random")) is None
     assert batched.make("connect_four", "lookahead:1") is not None
+
+
+def test_bit_selection_matches_a_plain_reference() -> None:
+    rng = np.random.default_rng(3)
+    masks = rng.random((2_000, 64)) < rng.random((2_000, 1))
+    bits = batched.bits_from_mask(masks)
+    for width in (7, 9, 52, 53, 64):
+        np.testing.assert_array_equal(batched.bits_from_mask(masks[:, :width]),
+                                      bits & np.uint64((1 << width) - 1))
+    counts = masks.sum(axis=1)
+    live = counts > 0
+    ranks = (rng.random(len(masks)) * counts).astype(np.int64)
+    expected = [np.flatnonzero(m)[r] for m, r in zip(masks[live], ranks[live], strict=True)]
+    np.testing.assert_array_equal(batched.nth_set_bit(bits[live], ranks[live]), expected)
+
+
+@pytest.mark.parametrize("cells", [four_in_a_row.geometry(6, 9, 5).board_map,
+                                   four_in_a_row.geometry().top_cells, reversi.BOARD_MAP,
+                                   tictactoe.BOARD_MAP])
+def test_cells_read_the_same_from_ints_and_arrays(cells: np.ndarray) -> None:
+    words = np.random.default_rng(4).integers(0, 2**63, 500).astype(np.uint64) << np.uint64(1)
+    batch = unpack(words, cells)
+    expected = (words.reshape(-1, *[1] * cells.ndim) >> cells.astype(np.uint64)) & np.uint64(1)
+    np.testing.assert_array_equal(batch, expected)
+    pair = planes(words, words[::-1], cells)
+    for i in range(0, len(words), 7):
+        np.testing.assert_array_equal(unpack(int(words[i]), cells), batch[i])
+        np.testing.assert_array_equal(planes(int(words[i]), int(words[-1 - i]), cells), pair[i])
