@@ -38,7 +38,8 @@ class TrainConfig:
             ``total_timesteps``).
         batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef,
             vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
-        channels, blocks, features_dim: the ``BoardCNN`` feature extractor.
+        channels, blocks, features_dim, mobility: the ``BoardCNN`` feature extractor
+            (``mobility``: Reversi's legal-move planes as extra inputs).
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_games: games per opponent in each evaluation (first player random per game).
@@ -75,6 +76,7 @@ class TrainConfig:
     channels: int = 32
     blocks: int = 2
     features_dim: int = 256
+    mobility: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_games: int = 100
@@ -108,6 +110,9 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
+        if self.mobility and self.game != "reversi":
+            raise ValueError(f"mobility planes are Reversi's; use --set mobility=false for "
+                             f"{self.game}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
                              f"{self.lr_schedule!r}")

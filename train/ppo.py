@@ -433,7 +433,8 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) 
     policy_kwargs = {
         "features_extractor_class": BoardCNN,
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
-                                      "features_dim": config.features_dim},
+                                      "features_dim": config.features_dim,
+                                      "mobility": config.mobility},
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
     }
     learning_rate: float | LinearSchedule = config.learning_rate
