@@ -10,12 +10,16 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 import yaml
 
 import agents
 from agents.policy import TRAIN_STATE_ENTRY, read_entry, read_metadata
+from envs.games import reversi
 from train import plot, ppo, selfplay
+from train.networks import reversi_moves
 from train.ppo import env_counts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,3 +144,20 @@ def test_plot_draws_a_png(tmp_path: Path) -> None:
         {"step": 200, "seconds": 2.0, "win_rates": {"random": 0.9, "rules": 0.4}}]))
     assert plot.main([str(run)]) == 0
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_mobility_planes_match_the_rules_legal_moves() -> None:
+    rng = np.random.default_rng(0)
+    state = reversi.initial_state()
+    while not reversi.is_terminal(state):
+        planes = torch.as_tensor(reversi.observation(state)[None], dtype=torch.float32)
+        moves = reversi_moves(planes[:, 0], planes[:, 1])[0].numpy().reshape(-1) > 0
+        assert (moves == reversi.legal_mask(state)).all()
+        state = reversi.apply(state, int(rng.choice(np.flatnonzero(reversi.legal_mask(state)))))
+
+
+def test_mobility_is_refused_outside_reversi(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        ppo.main(["tictactoe", "--runs-dir", str(tmp_path), "--set", "mobility=true"])
+    assert "mobility planes are Reversi's" in capsys.readouterr().err
