@@ -69,7 +69,8 @@ class raw_env(AECEnv):
                              "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self._window: render.Window | None = None
+        self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
+                                         f"boardgym {self.game}", self.metadata["render_fps"])
         self.np_random, _ = seeding.np_random()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -125,18 +126,7 @@ class raw_env(AECEnv):
         """The board as text, an image, or in a pygame window, like the Gymnasium envs."""
         if self.render_mode is None:
             return None
-        board = render.first_player_planes(self.rules, self.state)
-        if self.render_mode == "ansi":
-            return render.ansi(self.game, board)
-        frame = render.rgb(self.game, board)
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._window is None:
-            self._window = render.Window(f"boardgym {self.game}", self.metadata["render_fps"])
-        self._window.show(frame)
-        return None
+        return self._renderer(self.state)
 
     def close(self) -> None:
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()

@@ -185,5 +185,32 @@ class Window:
         if self._screen is not None:
             pygame = import_pygame()
             pygame.display.quit()
-
             self._screen = None
+
+
+class Renderer:
+    """Draws one game's states in one render mode; owns the window of ``"human"`` mode.
+
+    Shared by the Gymnasium and PettingZoo faces of the games, so both draw alike.
+    """
+
+    def __init__(self, game: str, rules: ModuleType, mode: str, title: str, fps: int) -> None:
+        self.game, self.rules, self.mode = game, rules, mode
+        self.window = Window(title, fps) if mode == "human" else None
+
+    def __call__(self, state: Any) -> str | np.ndarray | None:
+        """``state`` as text (``ansi``), an image (``rgb_array``), or shown in the window
+        (``human``, returns None)."""
+        board = first_player_planes(self.rules, state)
+        if self.mode == "ansi":
+            return ansi(self.game, board)
+        frame = rgb(self.game, board)
+        if self.window is None:
+            return frame
+        self.window.show(frame)
+        return None
+
+    def close(self) -> None:
+        """Close the window, if one is open."""
+        if self.window is not None:
+            self.window.close()

@@ -91,7 +91,8 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.agent_side = 0
         self.done = True
         self._mask = np.zeros(n_actions, dtype=bool)
-        self._window: render.Window | None = None
+        self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
+                                         type(self).__name__, self.metadata["render_fps"])
 
     def _initial_state(self, config: dict[str, Any]) -> Any:
         """The game's start position for ``config``, or a ValueError naming the options."""
@@ -156,23 +157,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', "
                             "'rgb_array' or 'human' to gym.make")
             return None
-        state = self._initial if self.state is None else self.state
-        board = render.first_player_planes(self.rules, state)
-        if self.render_mode == "ansi":
-            return render.ansi(self.game, board)
-        frame = render.rgb(self.game, board)
-        if self.render_mode == "rgb_array":
-            return frame
-        if self._window is None:
-            self._window = render.Window(type(self).__name__, self.metadata["render_fps"])
-        self._window.show(frame)
-        return None
+        return self._renderer(self._initial if self.state is None else self.state)
 
     def close(self) -> None:
         """Close the pygame window, if any."""
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
 
     # -- shared plumbing -------------------------------------------------------------------
 
