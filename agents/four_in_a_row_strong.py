@@ -6,7 +6,8 @@ The evaluation (side to move minus opponent) counts threats, with a bonus for th
 rows whose parity favours their owner (odd rows from the bottom for the first player, even
 rows for the second: the classic zugzwang rule), plus how many possible lines pass through
 each token. Moves are tried winning first, then blocking, then from the centre outwards.
-With at most ``EXACT_EMPTIES`` empty cells the search plays to the end of the game.
+With at most ``EXACT_EMPTIES`` empty cells the search tries to play to the end of the game,
+within a budget of ``EXACT_BUDGET`` positions.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from agents.search import Heuristics, alphabeta_factory, decisive, mcts_factory
 from envs.games import four_in_a_row as rules
 from envs.games.four_in_a_row import Geometry, State
 
-EXACT_EMPTIES = 12
-"""Search exactly to the end of the game from this many empty cells or fewer."""
+EXACT_EMPTIES = 20
+"""From this many empty cells or fewer, try to search exactly to the end of the game..."""
+EXACT_BUDGET = 40_000
+"""...visiting at most this many positions (else the depth-limited result stands)."""
 DEFAULT_DEPTH = 6
 
 W_THREAT = 40.0
@@ -165,7 +168,7 @@ def _exact_plies(state: State) -> int | None:
 
 HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
                         final_value=final_value, exact_plies=_exact_plies,
-                        key=lambda s: (s.me, s.opp))
+                        key=lambda s: (s.me, s.opp), exact_budget=EXACT_BUDGET)
 
 AGENTS: dict[str, AgentFactory] = {
     "alphabeta": alphabeta_factory(HEURISTICS, DEFAULT_DEPTH),

@@ -72,6 +72,8 @@ class Heuristics:
         exact_plies: if the rest of the game is small enough to search to the end, an upper
             bound on the plies left; otherwise ``None``.
         key: a hashable key that identifies the position for the transposition table.
+        exact_budget: the most positions an exact search to the end may visit; beyond it
+            the search gives up and keeps its depth-limited result (``None``: no limit).
     """
 
     rules: ModuleType
@@ -80,6 +82,7 @@ class Heuristics:
     final_value: Callable[[Any], float] | None = None
     exact_plies: Callable[[Any], int | None] = _never_exact
     key: Callable[[Any], Hashable] = tuple
+    exact_budget: int | None = None
 
     def moves(self, state: Any) -> list[int]:
         """The legal moves of ``state``, in the hinted order."""
@@ -115,6 +118,10 @@ class SearchResult:
     nodes: int
 
 
+class _OutOfBudget(Exception):
+    """An exact search visited more positions than its budget allows."""
+
+
 @dataclass
 class _Search:
     """One search: its transposition table and node count."""
@@ -122,6 +129,7 @@ class _Search:
     heuristics: Heuristics
     table: dict[Hashable, tuple[int, float, int, int]] = field(default_factory=dict)
     nodes: int = 0
+    node_limit: float = INFINITY
 
     def child_value(self, state: Any, child: Any, depth: int, alpha: float,
                     beta: float) -> float:
@@ -133,6 +141,8 @@ class _Search:
     def negamax(self, state: Any, depth: int, alpha: float, beta: float) -> float:
         """The value of ``state`` searched ``depth`` plies deep, within ``(alpha, beta)``."""
         self.nodes += 1
+        if self.nodes > self.node_limit:
+            raise _OutOfBudget
         h = self.heuristics
         if h.rules.is_terminal(state):
             return h.value_of_end(state)
@@ -176,7 +186,8 @@ def search(state: Any, heuristics: Heuristics, depth: int,
     """Iterative-deepening alpha-beta from ``state`` (not final) to ``depth`` plies.
 
     When ``heuristics.exact_plies`` says the rest of the game is within reach, the search
-    continues to the end of the game instead, and the value is exact. Ties between equally
+    then continues to the end of the game (within ``heuristics.exact_budget`` positions),
+    and the value is exact. Ties between equally
     valued root moves are broken by a shuffle drawn from ``rng``.
 
     Raises:
@@ -187,21 +198,25 @@ def search(state: Any, heuristics: Heuristics, depth: int,
     if heuristics.rules.is_terminal(state):
         raise ValueError("cannot search a finished game: there is no move to choose")
     remaining = heuristics.exact_plies(state)
-    depths = list(range(1, depth + 1))
-    if remaining is not None and remaining > depth:
-        depths.append(remaining)
     moves = [int(m) for m in rng.permutation(heuristics.moves(state))]
     run = _Search(heuristics)
     best_move, value, completed = moves[0], 0.0, 0
-    for iteration in depths:
+    for iteration in range(1, depth + 1):
         best_move, value = run.root(state, moves, iteration)
         completed = iteration
         moves.remove(best_move)
         moves.insert(0, best_move)
-        if is_decisive(value) and remaining is None:
-            break
-    return SearchResult(best_move, value, completed, remaining is not None or
-                        is_decisive(value), run.nodes)
+        if is_decisive(value) and (remaining is None or remaining <= iteration):
+            return SearchResult(best_move, value, completed, True, run.nodes)
+    if remaining is None or remaining <= depth:
+        return SearchResult(best_move, value, completed, remaining is not None, run.nodes)
+    if heuristics.exact_budget is not None:
+        run.node_limit = run.nodes + heuristics.exact_budget
+    try:
+        best_move, value = run.root(state, moves, remaining)
+    except _OutOfBudget:
+        return SearchResult(best_move, value, completed, is_decisive(value), run.nodes)
+    return SearchResult(best_move, value, remaining, True, run.nodes)
 
 
 class AlphaBetaAgent:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -191,3 +193,11 @@ def test_decisive_values_outrank_every_heuristic_value() -> None:
     with pytest.raises(ValueError, match="finished game"):
         search(tictactoe.State(0b11000, 0b111, 1), Heuristics(rules=tictactoe), 2,
                np.random.default_rng(0))
+
+
+def test_an_exact_search_over_its_budget_keeps_the_depth_limited_move() -> None:
+    heuristics = replace(four_in_a_row_strong.HEURISTICS,
+                         exact_plies=four_in_a_row_strong.empties, exact_budget=50)
+    result = search(four_in_a_row.initial_state(), heuristics, 2, np.random.default_rng(0))
+    assert not result.exact and result.depth == 2 and result.nodes <= 50 + 100
+    assert result.move in range(7)
