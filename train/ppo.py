@@ -56,7 +56,7 @@ from agents.policy import (
 )
 from envs.games import canonical_name
 from envs.sb3 import SB3VecEnv
-from train.config import TrainConfig, load_config, parse_overrides, save_config
+from train.config import TrainConfig, load_config, parse_overrides, read_yaml, save_config
 from train.evaluate import MatchResult, play_match
 from train.networks import BoardCNN
 
@@ -353,8 +353,9 @@ class Run:
 
     def train_state(self, vec_env: VecEnv) -> dict[str, Any]:
         """What ``--resume`` restores besides the model (saved inside each checkpoint)."""
-        return {"pool": self.pool.to_dict(), "history": self.history, "elapsed": self.elapsed,
-                "best_score": self.best_score, "rng": rng_state(vec_env)}
+        return {"algo": self.algo, "pool": self.pool.to_dict(), "history": self.history,
+                "elapsed": self.elapsed, "best_score": self.best_score,
+                "rng": rng_state(vec_env)}
 
 
 def run_folder_name(game: str, algo: str, seed: int) -> str:
@@ -385,7 +386,8 @@ def open_run(directory: Path, overrides: dict[str, Any]) -> tuple[Run, dict[str,
     if not (directory / CONFIG_FILE).is_file():
         raise ValueError(f"{directory} is not a run folder (no {CONFIG_FILE}); pass a folder "
                          f"made by `boardgym train`, e.g. {RUNS_DIR}/reversi__{ALGO}__0__...")
-    config = load_config(directory.name.split("__")[0], directory / CONFIG_FILE, overrides)
+    saved = read_yaml(directory / CONFIG_FILE)
+    config = load_config(str(saved.get("game")), directory / CONFIG_FILE, overrides)
     last = directory / CHECKPOINTS / LAST
     if not last.is_file():
         raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
@@ -396,7 +398,7 @@ def open_run(directory: Path, overrides: dict[str, Any]) -> tuple[Run, dict[str,
     save_config(config, directory / CONFIG_FILE)
     run = Run(config, directory, OpponentPool.from_dict(config.game, state["pool"]),
               state["history"], state["elapsed"], state["best_score"],
-              algo=directory.name.split("__")[1])
+              algo=state["algo"])
     return run, state
 
 
