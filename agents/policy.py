@@ -133,9 +133,9 @@ def load_model(path: str | Path) -> Any:
 
 def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The policy's action logits for a batch of observations; illegal actions get -inf."""
-    obs = torch.as_tensor(observations, dtype=torch.float32)
-    with torch.no_grad():
-        features = policy.extract_features(obs, policy.pi_features_extractor)
+    with torch.inference_mode():
+        obs = torch.as_tensor(observations, dtype=torch.float32)  # SB3's preprocessing of a Box
+        features = policy.pi_features_extractor(obs)
         logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
     return np.where(masks, logits, MASKED_LOGIT)
 
