@@ -268,7 +268,9 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
 # -- command line ----------------------------------------------------------------------------
 
 
-def _int_at_least(minimum: int) -> Callable[[str], int]:
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers >= ``minimum``, with a usage error otherwise."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -291,16 +293,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("a", help="agent A: a built-in name (e.g. corner_best, lookahead:2, "
                                   "perfect) or a checkpoint path")
     parser.add_argument("b", help="agent B, likewise")
-    parser.add_argument("--games", type=_int_at_least(1), default=100,
+    parser.add_argument("--games", type=int_at_least(1), default=100,
                         help="number of games (default 100)")
-    parser.add_argument("--seed", type=_int_at_least(0), default=0, help="match seed (default 0)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="match seed (default 0)")
     parser.add_argument("--alternate", action="store_true",
                         help="alternate the first player instead of drawing it per game")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--workers", type=_int_at_least(1), default=1,
+    parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes to spread the games over (same results as 1)")
     for option in FOUR_IN_A_ROW_OPTIONS:
-        parser.add_argument(f"--{option}", type=_int_at_least(1),
+        parser.add_argument(f"--{option}", type=int_at_least(1),
                             help=f"four_in_a_row board {option}")
     return parser
 

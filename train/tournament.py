@@ -30,7 +30,7 @@ import numpy as np
 import agents
 from agents.base import Agent
 from envs.games import canonical_name
-from train.evaluate import A_WON, B_WON, TIE, game_rng, play_game
+from train.evaluate import A_WON, B_WON, TIE, game_rng, int_at_least, play_game
 
 ELO_SCALE = 400.0
 """Elo points per factor of 10 in the odds of winning."""
@@ -386,19 +386,6 @@ def save(tournament: Tournament, prefix: Path, command: str) -> list[Path]:
 # -- command line ----------------------------------------------------------------------------
 
 
-def _at_least(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym tournament`` argument parser."""
     parser = argparse.ArgumentParser(
@@ -408,15 +395,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("specs", nargs="+", metavar="SPEC",
                         help="two or more agents: built-in names (e.g. random, corner_best, "
                              "alphabeta:4, mcts:200) or checkpoint paths")
-    parser.add_argument("--games", type=_at_least(1), default=DEFAULT_GAMES,
+    parser.add_argument("--games", type=int_at_least(1), default=DEFAULT_GAMES,
                         help=f"games per pairing, first player alternating "
                              f"(default {DEFAULT_GAMES})")
-    parser.add_argument("--seed", type=_at_least(0), default=0, help="seed (default 0)")
-    parser.add_argument("--workers", type=_at_least(1), default=1,
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
+    parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes to spread the games over (same results as 1)")
     parser.add_argument("--anchor", help="the player rated 0 (default: random if playing, "
                                          "else the first)")
-    parser.add_argument("--bootstrap", type=_at_least(1), default=BOOTSTRAP_SAMPLES,
+    parser.add_argument("--bootstrap", type=int_at_least(1), default=BOOTSTRAP_SAMPLES,
                         help=f"bootstrap resamples (default {BOOTSTRAP_SAMPLES})")
     parser.add_argument("--out", type=Path,
                         help="path prefix of the .json/.md/.png outputs "
