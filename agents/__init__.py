@@ -30,13 +30,15 @@ def is_checkpoint_spec(spec: str) -> bool:
     return spec.endswith(CHECKPOINT_SUFFIX) or Path(spec).is_file()
 
 
-def make(game: str, spec: str | Agent) -> Agent:
+def make(game: str, spec: str | Agent, *, stochastic: bool = False) -> Agent:
     """The agent described by ``spec`` for ``game``.
 
     Args:
         game: ``reversi``, ``four_in_a_row`` (``connect_four``) or ``tictactoe``.
         spec: a built-in name (``"corner_best"``, ``"lookahead:2"``), a checkpoint path, or
             an ``Agent``, which is returned as it is.
+        stochastic: a checkpoint samples its moves from the policy instead of playing the
+            masked argmax (built-in agents ignore it).
 
     Raises:
         ValueError: unknown game or agent name (the message lists the valid ones), or a bad
@@ -50,7 +52,7 @@ def make(game: str, spec: str | Agent) -> Agent:
     if is_checkpoint_spec(spec):
         from agents.policy import load_policy  # heavy (torch): imported only when needed
 
-        return load_policy(spec, canonical_name(game))
+        return load_policy(spec, canonical_name(game), stochastic=stochastic)
     name, _, arg = spec.partition(":")
     if name not in registry:
         raise ValueError(f"unknown {canonical_name(game)} agent {spec!r}; built-in agents: "

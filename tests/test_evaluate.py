@@ -136,3 +136,13 @@ def test_python_dash_m() -> None:
          "--json"], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(completed.stdout)["games"] == 20
     assert completed.stderr == ""  # no progress bar when not on a terminal
+
+
+def test_stochastic_checkpoints_sample_reproducibly_with_any_workers() -> None:
+    checkpoint = str(Path(__file__).resolve().parents[1] / "checkpoints" / "tictactoe.zip")
+    greedy = play_match("tictactoe", checkpoint, "random", games=200, seed=0)
+    sampled = play_match("tictactoe", checkpoint, "random", games=200, seed=0, stochastic=True)
+    again = play_match("tictactoe", checkpoint, "random", games=200, seed=0, stochastic=True,
+                       workers=2)
+    assert sampled.outcomes != greedy.outcomes, "sampling changes some games"
+    assert sampled.outcomes == again.outcomes

@@ -162,6 +162,12 @@ class _Match:
     seed: int
     alternate: bool
     config: dict[str, Any]
+    stochastic: bool = False
+
+    def players(self) -> tuple[Agent, Agent]:
+        """A and B, built from their specs (checkpoints sampling if ``stochastic``)."""
+        return (agents.make(self.game, self.a, stochastic=self.stochastic),
+                agents.make(self.game, self.b, stochastic=self.stochastic))
 
     def play(self, a: Agent, b: Agent, index: int) -> int:
         """Game ``index`` of the match: A's result, a function of ``(seed, index)`` only."""
@@ -176,7 +182,7 @@ _worker_players: tuple[Agent, Agent] | None = None
 def _init_worker(match: _Match) -> None:
     """Build A and B once per worker process."""
     global _worker_players
-    _worker_players = (agents.make(match.game, match.a), agents.make(match.game, match.b))
+    _worker_players = match.players()
 
 
 def _play_chunk(match: _Match, indices: range) -> list[int]:
@@ -193,7 +199,7 @@ def _outcomes(match: _Match, games: int, workers: int,
               advance: Callable[[int], object]) -> Iterator[int]:
     """A's result of each game in order; calls ``advance(n)`` as ``n`` more games finish."""
     if workers == 1:
-        a, b = agents.make(match.game, match.a), agents.make(match.game, match.b)
+        a, b = match.players()
         for index in range(games):
             yield match.play(a, b, index)
             advance(1)
@@ -223,7 +229,8 @@ def _progress_bar(games: int, enabled: bool) -> Any:
 
 def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
                alternate: bool = False, workers: int = 1,
-               config: dict[str, Any] | None = None, progress: bool = False) -> MatchResult:
+               config: dict[str, Any] | None = None, progress: bool = False,
+               stochastic: bool = False) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
@@ -242,6 +249,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         config: options of the game's ``initial_state`` (four-in-a-row ``rows``,
             ``columns``, ``connect``).
         progress: show a progress bar when stderr is a terminal.
+        stochastic: checkpoint agents sample their moves instead of the masked argmax.
 
     Raises:
         ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0`` or
@@ -252,7 +260,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
     name = canonical_name(game)
     rules(name).initial_state(**(config or {}))  # validates the options before any work
-    match = _Match(name, a, b, seed, alternate, dict(config or {}))
+    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic)
     bar = _progress_bar(games, progress)
     start = time.perf_counter()
     try:
@@ -299,6 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--alternate", action="store_true",
                         help="alternate the first player instead of drawing it per game")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--stochastic", action="store_true",
+                        help="checkpoint agents sample their moves (default: masked argmax)")
     parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes to spread the games over (same results as 1)")
     for option in FOUR_IN_A_ROW_OPTIONS:
@@ -337,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     config = _resolve(parser, args)
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
-                        args.workers, config, progress=True)
+                        args.workers, config, progress=True, stochastic=args.stochastic)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 
