@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -104,3 +106,16 @@ def test_checkpoint_on_another_board_size_is_refused() -> None:
     other_connect = four_in_a_row.initial_state(connect=5)
     with pytest.raises(CheckpointError, match="connect 5"):
         agent.act(other_connect, np.random.default_rng(0))
+
+
+def test_loading_a_checkpoint_needs_nothing_from_train() -> None:
+    """Dependencies point one way (DESIGN.md): agents load checkpoints without ``train``."""
+    code = ("import sys; sys.modules['train'] = None\n"
+            "import numpy as np, agents\n"
+            "from envs.games import tictactoe\n"
+            "agent = agents.make('tictactoe', 'checkpoints/tictactoe.zip')\n"
+            "print(agent.act(tictactoe.initial_state(), np.random.default_rng(0)))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=CHECKPOINTS.parent,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert 0 <= int(out.stdout) < 9

@@ -16,10 +16,10 @@ import torch
 import yaml
 
 import agents
+from agents.networks import reversi_moves
 from agents.policy import TRAIN_STATE_ENTRY, read_entry, read_metadata
 from envs.games import reversi
 from train import plot, ppo, selfplay
-from train.networks import reversi_moves
 from train.ppo import env_counts
 
 ROOT = Path(__file__).resolve().parent.parent

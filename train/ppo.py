@@ -44,6 +44,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 import agents
 import envs  # noqa: F401  (registers the env ids)
 from agents import batched
+from agents.networks import BoardCNN
 from agents.policy import (
     TRAIN_STATE_ENTRY,
     PolicyAgent,
@@ -58,7 +59,6 @@ from envs.games import canonical_name
 from envs.sb3 import SB3VecEnv
 from train.config import TrainConfig, load_config, parse_overrides, read_yaml, save_config
 from train.evaluate import MatchResult, play_match
-from train.networks import BoardCNN
 
 ALGO = "maskableppo"
 RUNS_DIR = Path("runs")
