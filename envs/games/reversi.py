@@ -14,7 +14,9 @@ Every bit function below serves a Python int (one game) and a ``uint64`` array (
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import operator
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -59,57 +61,51 @@ class State(NamedTuple):
     legal: Bits
 
 
-def legal_bits(me: Bits, opp: Bits) -> Bits:
-    """Cells where the side owning ``me`` may play against ``opp``.
+Direction = tuple[Callable[[Any, int], Any], int, int]
+"""``(shift operator, distance, edge mask)``: one of the eight directions of the board."""
 
-    Per direction, a Kogge-Stone style fill spreads ``me`` over adjacent runs of ``opp``
-    discs: one step of 1, then two of 2 over pairs of ``opp`` discs (runs of up to
-    ``MAX_RUN`` = 6). The empty cell just past a run is a move.
+DIRECTIONS: tuple[Direction, ...] = (
+    *((operator.lshift, s, mask) for s, mask in LEFT_SHIFTS),
+    *((operator.rshift, s, mask) for s, mask in RIGHT_SHIFTS),
+)
+
+
+def _run(start: Bits, opp: Bits, direction: Direction) -> Bits:
+    """The discs of ``opp`` in the unbroken runs that begin next to ``start`` along
+    ``direction`` (``start`` itself excluded).
+
+    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``opp`` discs,
+    which covers runs of up to ``MAX_RUN`` = 6.
     """
+    shift, s, mask = direction
+    pro = opp & mask
+    run = pro & shift(start, s)
+    run |= pro & shift(run, s)
+    pro &= shift(pro, s)
+    run |= pro & shift(run, 2 * s)
+    run |= pro & shift(run, 2 * s)
+    return run
+
+
+def legal_bits(me: Bits, opp: Bits) -> Bits:
+    """Cells where the side owning ``me`` may play against ``opp``: the empty cell just past
+    a run of ``opp`` discs that starts next to a disc of ``me``."""
     empty = FULL64 ^ (me | opp)
     moves: Bits = 0
-    for s, mask in LEFT_SHIFTS:
-        pro = opp & mask
-        run = pro & (me << s)
-        run |= pro & (run << s)
-        pro &= pro << s
-        run |= pro & (run << 2 * s)
-        run |= pro & (run << 2 * s)
-        moves |= empty & mask & (run << s)
-    for s, mask in RIGHT_SHIFTS:
-        pro = opp & mask
-        run = pro & (me >> s)
-        run |= pro & (run >> s)
-        pro &= pro >> s
-        run |= pro & (run >> 2 * s)
-        run |= pro & (run >> 2 * s)
-        moves |= empty & mask & (run >> s)
+    for direction in DIRECTIONS:
+        shift, s, mask = direction
+        moves |= empty & mask & shift(_run(me, opp, direction), s)
     return moves
 
 
 def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
-    """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``.
-
-    Per direction, the run of ``opp`` discs next to ``move`` (a Kogge-Stone fill as in
-    ``legal_bits``) flips when a disc of ``me`` closes it.
-    """
+    """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``: each
+    run of ``opp`` discs next to ``move`` that a disc of ``me`` closes."""
     flipped: Bits = 0
-    for s, mask in LEFT_SHIFTS:
-        pro = opp & mask
-        run = pro & (move << s)
-        run |= pro & (run << s)
-        pro &= pro << s
-        run |= pro & (run << 2 * s)
-        run |= pro & (run << 2 * s)
-        flipped |= run * ((me & mask & (run << s)) != 0)
-    for s, mask in RIGHT_SHIFTS:
-        pro = opp & mask
-        run = pro & (move >> s)
-        run |= pro & (run >> s)
-        pro &= pro >> s
-        run |= pro & (run >> 2 * s)
-        run |= pro & (run >> 2 * s)
-        flipped |= run * ((me & mask & (run >> s)) != 0)
+    for direction in DIRECTIONS:
+        shift, s, mask = direction
+        run = _run(move, opp, direction)
+        flipped |= run * ((me & mask & shift(run, s)) != 0)
     return flipped
 
 
