@@ -641,9 +641,10 @@ def start(args: argparse.Namespace, parser: argparse.ArgumentParser, argv: Seque
     return run, state
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``boardgym train`` argument parser."""
-    parser = argparse.ArgumentParser(prog="boardgym train", description=__doc__,
+def build_parser(prog: str = "boardgym train", description: str | None = __doc__
+                 ) -> argparse.ArgumentParser:
+    """The argument parser of a training command (``boardgym train`` unless named)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_arguments(parser)
     return parser

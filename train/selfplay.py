@@ -16,7 +16,6 @@ Examples::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ from train.config import TrainConfig
 from train.ppo import (
     OpponentPool,
     RunCallback,
-    add_common_arguments,
+    build_parser,
     save_checkpoint,
     start,
     train,
@@ -100,18 +99,10 @@ class League:
         write_json(run.directory / POOL_FILE, run.pool.to_dict())
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``boardgym selfplay`` argument parser."""
-    parser = argparse.ArgumentParser(prog="boardgym selfplay", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_common_arguments(parser)
-    return parser
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym selfplay``: returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser("boardgym selfplay", __doc__)
     args = parser.parse_args(args_list)
     args.set = [*args.set, "vectorization=dummy"]  # the pool changes: per-episode draws
     try:
