@@ -29,9 +29,14 @@ class RandomAgent:
         self.rules = rules
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
-        """A uniformly random legal action."""
-        legal = self.rules.legal_mask(state).nonzero()[0]
-        return int(legal[int(rng.random() * len(legal))])
+        """A uniformly random legal action: the ``k``-th of the legal actions in increasing
+        order, ``k`` from one uniform draw."""
+        legal = int(self.rules.action_bits(state))
+        if not legal:
+            raise ValueError("no legal action: the game is over")
+        for _ in range(int(rng.random() * legal.bit_count())):
+            legal &= legal - 1  # drop the lowest legal action
+        return (legal & -legal).bit_length() - 1
 
 
 def no_argument(name: str, build: Callable[[], Agent]) -> AgentFactory:

@@ -17,6 +17,7 @@ from gymnasium import spaces
 
 from envs import render
 from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
+from envs.games.bitboard import unpack
 
 FIRST_PLAYER_CHOICES = ("random", "agent", "opponent")
 ILLEGAL_ACTION_CHOICES = ("lose", "raise")
@@ -82,6 +83,8 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.observation_space: spaces.Box = spaces.Box(0, 1, obs_shape, np.uint8)
         n_actions = self.rules.legal_mask(self._initial).size
         self.action_space: spaces.Discrete = spaces.Discrete(n_actions)
+        self._n_actions = n_actions
+        self._action_cells = np.arange(n_actions)
         from agents import make as make_agent  # agents import the rules; resolved lazily
 
         self.opponent_spec = self.default_opponent if opponent is None else opponent
@@ -90,7 +93,8 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.state: Any = None
         self.agent_side = 0
         self.done = True
-        self._mask = np.zeros(n_actions, dtype=bool)
+        self._legal = 0
+        """The agent's legal actions as bits (0 once the game is over)."""
         self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
                                          type(self).__name__, self.metadata["render_fps"])
 
@@ -119,7 +123,6 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self.agent_side = 0 if first == "agent" else 1
         self.state = self._initial
         opponent_action = self._opponent_turns()
-        self._settle()
         info = self._info(opponent_action)
         if self.render_mode == "human":
             self.render()
@@ -130,18 +133,20 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         if self.done:
             raise gym.error.ResetNeeded("the game is over (or never started): call env.reset() "
                                         "before env.step()")
-        index = _action_index(action, int(self.action_space.n))
-        if not self._mask[index]:
+        if type(action) is int and 0 <= action < self._n_actions:
+            index = action
+        else:
+            index = _action_index(action, self._n_actions)
+        if not self._legal >> index & 1:
             if self.illegal_action == "raise":
                 raise IllegalMoveError(f"action {index} is illegal here; legal actions: "
-                                       f"{np.flatnonzero(self._mask).tolist()}")
+                                       f"{np.flatnonzero(self._mask()).tolist()}")
             self.done = True
-            self._mask = np.zeros_like(self._mask)
+            self._legal = 0
             info = self._info(None, illegal=True)
             return self._observation(), float(OPPONENT_WON), True, False, info
-        self.state = self.rules.apply(self.state, index)
+        self.state = self.rules.play(self.state, index)
         opponent_action = self._opponent_turns()
-        self._settle()
         if self.render_mode == "human":
             self.render()
         return (self._observation(), self._reward(), self.done, False,
@@ -149,7 +154,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent's legal actions (all False once the game is over)."""
-        return self._mask.copy()
+        return self._mask()
 
     def render(self) -> str | np.ndarray | None:
         """The board as text (``ansi``), an image (``rgb_array``), or drawn in a window."""
@@ -166,17 +171,22 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     # -- shared plumbing -------------------------------------------------------------------
 
     def _opponent_turns(self) -> int | None:
-        """Let the opponent move while it is its turn; returns its last action, if any."""
-        action = None
-        while self.state.to_move != self.agent_side and not self.rules.is_terminal(self.state):
-            action = int(self.opponent.act(self.state, self.np_random))
-            self.state = self.rules.apply(self.state, action)
+        """Let the opponent move while it is its turn, then note the agent's legal actions
+        and whether the game is over. Returns the opponent's last action, if any."""
+        rules, state, action = self.rules, self.state, None
+        legal = rules.action_bits(state)
+        while legal and state.to_move != self.agent_side:
+            action = int(self.opponent.act(state, self.np_random))
+            # ``apply`` checks the move (and names the legal ones) only when it is illegal
+            state = rules.play(state, action) if 0 <= action < self._n_actions \
+                and legal >> action & 1 else rules.apply(state, action)
+            legal = rules.action_bits(state)
+        self.state, self._legal, self.done = state, legal, not legal
         return action
 
-    def _settle(self) -> None:
-        """After the moves of a reset or step: note the end of the game and the agent's mask."""
-        self._mask = self.rules.legal_mask(self.state)
-        self.done = bool(self.rules.is_terminal(self.state))  # then the mask is all False
+    def _mask(self) -> np.ndarray:
+        """A fresh bool mask of the agent's legal actions."""
+        return unpack(self._legal, self._action_cells).view(bool)
 
     def _observation(self) -> np.ndarray:
         state = self.state
@@ -203,7 +213,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return float(self._winner())
 
     def _info(self, opponent_action: int | None, illegal: bool = False) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask.copy(),
+        info: dict[str, Any] = {"action_mask": self._mask(),
                                 "opponent_action": opponent_action}
         if self.has_score:
             info["score"] = self._agent_score()

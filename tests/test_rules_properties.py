@@ -67,6 +67,34 @@ def test_mask_is_exactly_the_moves_apply_accepts(
             assert accepted == mask[action]
 
 
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=10, deadline=None)
+@given(choices=CHOICES)
+def test_action_bits_and_play_match_the_mask_and_apply(
+        rules: ModuleType, config: dict[str, Any], choices: list[int]) -> None:
+    for state, action in playout(rules, config, choices):
+        bits = rules.action_bits(state)
+        mask = rules.legal_mask(state)
+        assert bits == sum(1 << int(a) for a in np.flatnonzero(mask))
+        assert (bits == 0) == rules.is_terminal(state)
+        if action is not None:
+            assert rules.play(state, action) == rules.apply(state, action)
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=5, deadline=None)
+@given(choices=CHOICES)
+def test_arrays_of_one_game_are_fresh_and_writable(
+        rules: ModuleType, config: dict[str, Any], choices: list[int]) -> None:
+    for state, _ in playout(rules, config, choices):
+        for make in (rules.observation, rules.legal_mask):
+            first = make(state)
+            expected = first.copy()
+            assert first.flags.writeable
+            first[...] = 1  # a caller scribbling on its array changes nothing else
+            np.testing.assert_array_equal(make(state), expected)
+
+
 @settings(max_examples=30, deadline=None)
 @given(choices=CHOICES)
 def test_reversi_disc_count_conservation(choices: list[int]) -> None:

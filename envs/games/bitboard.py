@@ -25,6 +25,9 @@ BYTE_BITS = 8
 WORD_BITS = 64
 WORD_BYTES = WORD_BITS // BYTE_BITS
 _POSITIONS = np.arange(WORD_BITS)
+MEMO_CELLS = 12
+"""Boards of at most this many cells keep their single-game arrays (masks, planes) by
+position: at most ``2 ** (2 * MEMO_CELLS)`` small entries, far fewer in practice."""
 
 
 def popcount(bits: Bits) -> Bits:
@@ -77,12 +80,16 @@ class _CellPlan:
         self.tables = None if self.is_prefix or flat.size > WORD_BITS else \
             _byte_tables(flat, self.used_bytes)
         """Byte tables gathering the cells into bits 0.. (None when they are there already)."""
-        self.int_format = f"0{self.count}b"
-        """``format`` spec writing a (gathered) int with at least the cells' bits."""
 
         self.int_tables = None if self.tables is None else \
             [[int(v) for v in table] for table in self.tables]
         """The same tables as lists of Python ints (single games)."""
+        self.low_cells = (1 << self.count) - 1
+        self.shapes = (cells.shape, (2, *cells.shape))
+        self.memos: tuple[dict[int, np.ndarray], ...] | None = \
+            ({}, {}) if self.count <= MEMO_CELLS else None
+        """Read-only arrays of single games (one plane, two planes) by their cell bits, for
+        small boards."""
 
     def gather(self, words: np.ndarray) -> np.ndarray:
         """``words`` with the bits at ``cells`` moved to bits 0, 1, ... in ``cells`` order."""
@@ -102,6 +109,25 @@ class _CellPlan:
             value >>= BYTE_BITS
         return result
 
+    def cell_bits(self, value: int) -> int:
+        """The bits of one Python int at the cells, moved to bits 0, 1, ... (prefix or
+        gathered plans)."""
+        return self.gather_int(value) if self.int_tables is not None else value & self.low_cells
+
+    def int_array(self, cells: int, planes: int) -> np.ndarray:
+        """A fresh uint8 array from ``cells``, which holds plane ``k``'s cell bits at bits
+        ``k * count``, ...: shaped as the cells for one plane, ``(2, *shape)`` for two
+        (memoized as read-only arrays on small boards)."""
+        shape = self.shapes[planes - 1]
+        if self.memos is None:
+            return _bits_array(cells, self.count * planes).reshape(shape)
+        memo = self.memos[planes - 1]
+        found = memo.get(cells)
+        if found is None:
+            found = memo[cells] = _bits_array(cells, self.count * planes).reshape(shape)
+            found.flags.writeable = False
+        return found.copy()
+
 
 _PLANS: dict[int, _CellPlan] = {}
 _MAX_PLANS = 256
@@ -117,19 +143,25 @@ def _plan(cells: np.ndarray) -> _CellPlan:
     return plan
 
 
-_BIT_CHARACTERS = bytes.maketrans(b"01", b"\x00\x01")
+CELL_BYTES = tuple(bytes((value >> bit) & 1 for bit in range(BYTE_BITS))
+                   for value in range(BYTE_VALUES))
+"""Each byte value as its 8 bits, low bit first, one byte 0/1 per bit."""
 
 
-def _int_cells(value: int, plan: _CellPlan) -> bytes:
-    """The bits of one Python int at ``plan``'s cells, as bytes 0/1 in cells order."""
-    if plan.int_tables is not None:
-        value = plan.gather_int(value)
-    elif not plan.is_prefix:  # more than 64 cells: some repeat
-        word = format(value, f"0{WORD_BITS}b")[::-1]
-        return "".join(word[cell] for cell in plan.cells.reshape(-1).tolist()).encode() \
-            .translate(_BIT_CHARACTERS)
-    low_first = format(value, plan.int_format)[::-1]
-    return low_first[:plan.count].encode().translate(_BIT_CHARACTERS)
+def _bits_array(value: int, count: int) -> np.ndarray:
+    """The low ``count`` bits of ``value`` as a fresh flat uint8 0/1 array, bit 0 first."""
+    octets = value.to_bytes((count + BYTE_BITS - 1) // BYTE_BITS, "little")
+    return np.frombuffer(bytearray(b"".join(map(CELL_BYTES.__getitem__, octets))[:count]),
+                         np.uint8)
+
+
+def _int_cells(value: int, plan: _CellPlan) -> np.ndarray:
+    """The bits of one Python int at ``plan``'s cells, as a fresh uint8 array of its shape."""
+    if plan.is_prefix or plan.int_tables is not None:
+        return plan.int_array(plan.cell_bits(value), 1)
+    # more than 64 cells (some repeat): read them one by one
+    return np.array([(value >> cell) & 1 for cell in plan.cells.reshape(-1).tolist()],
+                    dtype=np.uint8).reshape(plan.cells.shape)
 
 
 def compress(bits: Bits, cells: np.ndarray) -> Bits:
@@ -158,7 +190,7 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     """
     plan = _plan(cells)
     if isinstance(bits, int):
-        return np.frombuffer(bytearray(_int_cells(bits, plan)), np.uint8).reshape(cells.shape)
+        return _int_cells(bits, plan)
     words = np.ascontiguousarray(bits, dtype="<u8")
     shape = words.shape
     if plan.tables is None and not plan.is_prefix:
@@ -180,8 +212,9 @@ def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     """
     if isinstance(me, int) and isinstance(opp, int):
         plan = _plan(cells)
-        both = bytearray(_int_cells(me, plan) + _int_cells(opp, plan))
-        return np.frombuffer(both, np.uint8).reshape((2, *cells.shape))
+        if plan.is_prefix or plan.int_tables is not None:
+            return plan.int_array(plan.cell_bits(me) | plan.cell_bits(opp) << plan.count, 2)
+        return np.stack((_int_cells(me, plan), _int_cells(opp, plan)))
     pair = np.stack((np.asarray(me, dtype=np.uint64), np.asarray(opp, dtype=np.uint64)), axis=-1)
     return unpack(pair, cells)
 

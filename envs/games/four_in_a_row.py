@@ -159,6 +159,10 @@ def legal_bits(state: State) -> Bits:
     return select(is_terminal(state), open_columns & 0, open_columns)
 
 
+action_bits = legal_bits
+"""Legal actions as bits (bit ``a`` for action ``a``), 0 exactly when the game is over."""
+
+
 def legal_mask(state: State) -> np.ndarray:
     """Bool mask of playable columns, ``(columns,)`` (``(N, columns)``); all False once over."""
     return unpack(legal_bits(state), state.geom.column_cells).view(bool)
@@ -183,7 +187,12 @@ def apply(state: State, action: int) -> State:
             or is_terminal(state):
         raise IllegalMoveError(f"column {action} cannot be played here; playable columns: "
                                f"{np.flatnonzero(legal_mask(state)).tolist()}")
-    return _play(state, geom.column_ints[action])
+    return play(state, action)
+
+
+def play(state: State, action: int) -> State:
+    """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
+    return _play(state, state.geom.column_ints[action])
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:

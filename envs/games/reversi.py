@@ -152,6 +152,11 @@ def initial_batch(n: int) -> State:
                  legal=np.full(n, start.legal, dtype=np.uint64))
 
 
+def action_bits(state: State) -> Bits:
+    """Legal actions as bits (bit ``a`` for action ``a``), 0 exactly when the game is over."""
+    return state.legal
+
+
 def legal_mask(state: State) -> np.ndarray:
     """Bool mask of legal actions, shape ``(64,)`` (``(N, 64)`` for a batch)."""
     return unpack(state.legal, ACTION_CELLS).view(bool)
@@ -166,6 +171,11 @@ def apply(state: State, action: int) -> State:
     if not 0 <= action < CELLS or not (state.legal >> action) & 1:
         raise IllegalMoveError(f"{action} is not a legal Reversi move here; legal moves: "
                                f"{np.flatnonzero(legal_mask(state)).tolist()}")
+    return play(state, action)
+
+
+def play(state: State, action: int) -> State:
+    """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
     return _play(state, 1 << action)
 
 

@@ -86,9 +86,23 @@ def legal_bits(state: State) -> Bits:
     return select(is_terminal(state), empty & 0, empty)
 
 
+action_bits = legal_bits
+"""Legal actions as bits (bit ``a`` for action ``a``), 0 exactly when the game is over."""
+
+
 def legal_mask(state: State) -> np.ndarray:
     """Bool mask of legal actions, ``(9,)`` (``(N, 9)`` for a batch)."""
     return unpack(legal_bits(state), ACTION_CELLS).view(bool)
+
+
+def _play(state: State, move: Bits) -> State:
+    """The position after the side to move marks the cell ``move`` (one bit)."""
+    return State(state.opp, state.me | move, 1 - state.to_move)
+
+
+def play(state: State, action: int) -> State:
+    """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
+    return _play(state, 1 << action)
 
 
 def apply(state: State, action: int) -> State:
@@ -100,12 +114,12 @@ def apply(state: State, action: int) -> State:
     if not 0 <= action < CELLS or not (legal_bits(state) >> action) & 1:
         raise IllegalMoveError(f"cell {action} cannot be played here; free cells: "
                                f"{np.flatnonzero(legal_mask(state)).tolist()}")
-    return State(state.opp, state.me | (1 << action), 1 - state.to_move)
+    return play(state, action)
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
     """Batched ``apply``: game ``i`` marks cell ``actions[i]``, which must be free."""
-    return State(state.opp, state.me | bit_of(np.asarray(actions)), 1 - state.to_move)
+    return _play(state, bit_of(np.asarray(actions)))
 
 
 def is_terminal(state: State) -> bool | np.ndarray:
