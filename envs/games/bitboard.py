@@ -85,6 +85,10 @@ class _CellPlan:
             [[int(v) for v in table] for table in self.tables]
         """The same tables as lists of Python ints (single games)."""
         self.low_cells = (1 << self.count) - 1
+        self.cell_mask = sum(1 << int(cell) for cell in set(flat.tolist()))
+        self.gathered: dict[int, int] | None = \
+            {} if self.int_tables is not None and self.count <= MEMO_CELLS else None
+        """``gather_int`` results by the bits at the cells, for small boards."""
         self.shapes = (cells.shape, (2, *cells.shape))
         self.memos: tuple[dict[int, np.ndarray], ...] | None = \
             ({}, {}) if self.count <= MEMO_CELLS else None
@@ -103,10 +107,18 @@ class _CellPlan:
     def gather_int(self, value: int) -> int:
         """``gather`` of one Python int."""
         assert self.int_tables is not None
-        result = 0
+        memo = self.gathered
+        if memo is not None:
+            value &= self.cell_mask
+            found = memo.get(value)
+            if found is not None:
+                return found
+        key, result = value, 0
         for table in self.int_tables:
             result |= table[value & BYTE_MASK]
             value >>= BYTE_BITS
+        if memo is not None:
+            memo[key] = result
         return result
 
     def cell_bits(self, value: int) -> int:

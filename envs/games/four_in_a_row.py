@@ -28,6 +28,16 @@ MIN_SIDE = 4
 WORD_BITS = 64
 
 
+def _doubling_steps(connect: int) -> tuple[int, ...]:
+    """The lengths added at each step when runs of 1 double up to ``connect`` (runs of 2 from
+    runs of 1, then 4 from 2, ...): ``(1, 2)`` for 4, ``(1, 2, 1)`` for 5."""
+    steps, length = [], 1
+    while length < connect:
+        steps.append(min(length, connect - length))
+        length += steps[-1]
+    return tuple(steps)
+
+
 @dataclass(frozen=True)
 class Geometry:
     """Precomputed bit tables of one board size; shared by every state of that size."""
@@ -53,6 +63,8 @@ class Geometry:
     """The same column masks as Python ints (for single games)."""
     line_shifts: tuple[int, ...] = field(init=False)
     """Bit distance between neighbours: vertical, horizontal and the two diagonals."""
+    run_shifts: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """Per line direction, the shifts that double runs up to ``connect`` (see ``has_line``)."""
 
     def __post_init__(self) -> None:
         h = self.rows + 1
@@ -70,6 +82,8 @@ class Geometry:
             "column_bits": np.array([column << (c * h) for c in cols], dtype=np.uint64),
             "column_ints": tuple(column << (c * h) for c in cols),
             "line_shifts": (1, h, h - 1, h + 1),
+            "run_shifts": tuple(tuple(step * shift for step in _doubling_steps(self.connect))
+                                for shift in (1, h, h - 1, h + 1)),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
@@ -118,24 +132,18 @@ class State(NamedTuple):
     geom: Geometry
 
 
-def _run_starts(bits: Bits, shift: int, connect: int) -> Bits:
-    """Cells of ``bits`` that start ``connect`` of them in a row, ``shift`` bits apart.
-
-    Runs double in length at each step (runs of 2 from runs of 1, then 4 from 2, ...).
-    """
-    run, length = bits, 1
-    while length < connect:
-        step = min(length, connect - length)
-        run = run & (run >> (step * shift))
-        length += step
-    return run
-
-
 def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
-    """True where ``bits`` hold ``connect`` cells in a row in any direction."""
+    """True where ``bits`` hold ``connect`` cells in a row in any direction.
+
+    Per direction, the cells starting runs double in length at each step (runs of 2 from
+    runs of 1, then 4 from 2, ...): ``geom.run_shifts``.
+    """
     starts: Bits = 0
-    for shift in geom.line_shifts:
-        starts = starts | _run_starts(bits, shift, geom.connect)
+    for shifts in geom.run_shifts:
+        run = bits
+        for shift in shifts:
+            run = run & (run >> shift)
+        starts = starts | run
     return starts != 0
 
 
