@@ -80,6 +80,8 @@ def _run(start: Bits, opp: Bits, direction: Direction) -> Bits:
     shift, s, mask = direction
     pro = opp & mask
     run = pro & shift(start, s)
+    if type(run) is int and not run:
+        return run  # one game, no run this way (most directions of a single move)
     run |= pro & shift(run, s)
     pro &= shift(pro, s)
     run |= pro & shift(run, 2 * s)
