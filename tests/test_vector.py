@@ -140,7 +140,7 @@ def test_per_env_first_player() -> None:
         make("TicTacToe-v0", num_envs=4, first_player=["agent", "x", "agent", "agent"])
 
 
-@pytest.mark.parametrize(("env_id", "opponent"), [("FourInARow-v0", "lookahead:2"),
+@pytest.mark.parametrize(("env_id", "opponent"), [("FourInARow-v0", "alphabeta:2"),
                                                   ("Reversi-v0", None)])
 def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any) -> None:
     """Without a batched twin the opponent runs per sub-env on the single env's stream."""
