@@ -236,7 +236,7 @@ def uses_batched_env(config: TrainConfig, pool: OpponentPool) -> bool:
     Raises:
         ValueError: ``vectorization="vector"`` with an opponent that has no batched twin.
     """
-    missing = [spec for spec in pool.specs if spec not in batched.names(config.game)]
+    missing = [spec for spec in pool.specs if batched.make(config.game, spec) is None]
     if config.vectorization == "vector" and missing:
         raise ValueError(f"opponents {missing} have no batched version; use --set "
                          f"vectorization=dummy or opponents among {batched.names(config.game)}")
