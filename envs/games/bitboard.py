@@ -121,24 +121,28 @@ class _CellPlan:
             memo[key] = result
         return result
 
-    def cell_bits(self, value: int) -> int:
-        """The bits of one Python int at the cells, moved to bits 0, 1, ... (prefix or
-        gathered plans)."""
-        return self.gather_int(value) if self.int_tables is not None else value & self.low_cells
-
-    def int_array(self, cells: int, planes: int) -> np.ndarray:
-        """A fresh uint8 array from ``cells``, which holds plane ``k``'s cell bits at bits
-        ``k * count``, ...: shaped as the cells for one plane, ``(2, *shape)`` for two
-        (memoized as read-only arrays on small boards)."""
-        shape = self.shapes[planes - 1]
-        if self.memos is None:
-            return _bits_array(cells, self.count * planes).reshape(shape)
-        memo = self.memos[planes - 1]
-        found = memo.get(cells)
-        if found is None:
-            found = memo[cells] = _bits_array(cells, self.count * planes).reshape(shape)
-            found.flags.writeable = False
-        return found.copy()
+    def int_planes(self, me: int, opp: int | None = None) -> np.ndarray:
+        """A fresh uint8 array of one game: the cells of ``me`` (shaped as the cells) or,
+        with ``opp``, both planes ``(2, *shape)``; memoized as read-only arrays on small
+        boards. Only for plans whose cells are a prefix or can be gathered."""
+        low = self.low_cells
+        if opp is None:
+            cells, planes = self.gather_int(me) if self.int_tables else me & low, 1
+        elif self.int_tables:
+            cells, planes = self.gather_int(me) | self.gather_int(opp) << self.count, 2
+        else:
+            cells, planes = (me & low) | (opp & low) << self.count, 2
+        memo = self.memos[planes - 1] if self.memos is not None else None
+        if memo is not None:
+            found = memo.get(cells)
+            if found is not None:
+                return found.copy()
+        array = _bits_array(cells, self.count * planes).reshape(self.shapes[planes - 1])
+        if memo is None:
+            return array
+        array.flags.writeable = False
+        memo[cells] = array
+        return array.copy()
 
 
 _PLANS: dict[int, _CellPlan] = {}
@@ -170,7 +174,7 @@ def _bits_array(value: int, count: int) -> np.ndarray:
 def _int_cells(value: int, plan: _CellPlan) -> np.ndarray:
     """The bits of one Python int at ``plan``'s cells, as a fresh uint8 array of its shape."""
     if plan.is_prefix or plan.int_tables is not None:
-        return plan.int_array(plan.cell_bits(value), 1)
+        return plan.int_planes(value)
     # more than 64 cells (some repeat): read them one by one
     return np.array([(value >> cell) & 1 for cell in plan.cells.reshape(-1).tolist()],
                     dtype=np.uint8).reshape(plan.cells.shape)
@@ -200,9 +204,13 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     Returns:
         ``bits.shape + cells.shape`` uint8 array: 1 where the bit at that position is set.
     """
-    plan = _plan(cells)
     if isinstance(bits, int):
-        return _int_cells(bits, plan)
+        plan = _PLANS.get(id(cells))
+        if plan is None or plan.cells is not cells:
+            plan = _plan(cells)
+        return plan.int_planes(bits) if plan.is_prefix or plan.int_tables else \
+            _int_cells(bits, plan)
+    plan = _plan(cells)
     words = np.ascontiguousarray(bits, dtype="<u8")
     shape = words.shape
     if plan.tables is None and not plan.is_prefix:
@@ -223,9 +231,11 @@ def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     (C-contiguous either way).
     """
     if isinstance(me, int) and isinstance(opp, int):
-        plan = _plan(cells)
-        if plan.is_prefix or plan.int_tables is not None:
-            return plan.int_array(plan.cell_bits(me) | plan.cell_bits(opp) << plan.count, 2)
+        plan = _PLANS.get(id(cells))
+        if plan is None or plan.cells is not cells:
+            plan = _plan(cells)
+        if plan.is_prefix or plan.int_tables:
+            return plan.int_planes(me, opp)
         return np.stack((_int_cells(me, plan), _int_cells(opp, plan)))
     pair = np.stack((np.asarray(me, dtype=np.uint64), np.asarray(opp, dtype=np.uint64)), axis=-1)
     return unpack(pair, cells)

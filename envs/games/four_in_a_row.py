@@ -160,11 +160,12 @@ def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
 
 
 def legal_bits(state: State) -> Bits:
-    """Playable columns as bits (bit ``c`` for column ``c``); none once the game is over."""
+    """Playable columns as bits (bit ``c`` for column ``c``); none once the game is over (a
+    full board has none anyway)."""
     geom = state.geom
     open_top = geom.top ^ ((state.me | state.opp) & geom.top)
     open_columns = compress(open_top, geom.top_cells)
-    return select(is_terminal(state), open_columns & 0, open_columns)
+    return select(has_line(state.opp, geom), open_columns & 0, open_columns)
 
 
 action_bits = legal_bits

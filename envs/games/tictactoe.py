@@ -81,9 +81,9 @@ def initial_batch(n: int) -> State:
 
 
 def legal_bits(state: State) -> Bits:
-    """Empty cells, or none once the game is over."""
+    """Empty cells, or none once the game is over (a full board has none anyway)."""
     empty = FULL ^ (state.me | state.opp)
-    return select(is_terminal(state), empty & 0, empty)
+    return select(has_line(state.opp), empty & 0, empty)
 
 
 action_bits = legal_bits
