@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 from envs import render
 from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import unpack
+from envs.games.bitboard import MEMO_CELLS, unpack
 
 FIRST_PLAYER_CHOICES = ("random", "agent", "opponent")
 ILLEGAL_ACTION_CHOICES = ("lose", "raise")
@@ -95,6 +95,9 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.done = True
         self._legal = 0
         """The agent's legal actions as bits (0 once the game is over)."""
+        self._memo: dict[Any, tuple[np.ndarray, np.ndarray]] | None = \
+            {} if np.prod(obs_shape[1:]) <= MEMO_CELLS else None
+        """Small boards: read-only observation and mask by (position, agent side)."""
         self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
                                          type(self).__name__, self.metadata["render_fps"])
 
@@ -123,10 +126,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self.agent_side = 0 if first == "agent" else 1
         self.state = self._initial
         opponent_action = self._opponent_turns()
-        info = self._info(opponent_action)
+        obs, mask = self._views()
+        info = self._info(opponent_action, mask)
         if self.render_mode == "human":
             self.render()
-        return self._observation(), info
+        return obs, info
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play ``action``, then the opponent's replies until the agent is to move or the end."""
@@ -143,14 +147,14 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
                                        f"{np.flatnonzero(self._mask()).tolist()}")
             self.done = True
             self._legal = 0
-            info = self._info(None, illegal=True)
+            info = self._info(None, self._mask(), illegal=True)
             return self._observation(), float(OPPONENT_WON), True, False, info
         self.state = self.rules.play(self.state, index)
         opponent_action = self._opponent_turns()
         if self.render_mode == "human":
             self.render()
-        return (self._observation(), self._reward(), self.done, False,
-                self._info(opponent_action))
+        obs, mask = self._views()
+        return obs, self._reward(), self.done, False, self._info(opponent_action, mask)
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent's legal actions (all False once the game is over)."""
@@ -184,6 +188,20 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.state, self._legal, self.done = state, legal, not legal
         return action
 
+    def _views(self) -> tuple[np.ndarray, np.ndarray]:
+        """A fresh observation and action mask of the current position (small boards: copies
+        of memoized read-only arrays)."""
+        memo = self._memo
+        if memo is None:
+            return self._observation(), self._mask()
+        key = (self.state, self.agent_side)
+        found = memo.get(key)
+        if found is None:
+            obs, mask = self._observation(), self._mask()
+            obs.flags.writeable = mask.flags.writeable = False
+            found = memo[key] = (obs, mask)
+        return found[0].copy(), found[1].copy()
+
     def _mask(self) -> np.ndarray:
         """A fresh bool mask of the agent's legal actions."""
         return unpack(self._legal, self._action_cells).view(bool)
@@ -212,8 +230,9 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             return (mine - theirs) / self.rules.CELLS
         return float(self._winner())
 
-    def _info(self, opponent_action: int | None, illegal: bool = False) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask(),
+    def _info(self, opponent_action: int | None, mask: np.ndarray,
+              illegal: bool = False) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": mask,
                                 "opponent_action": opponent_action}
         if self.has_score:
             info["score"] = self._agent_score()
