@@ -48,6 +48,11 @@ class State(NamedTuple):
     to_move: int | np.ndarray
 
 
+_new_state = tuple.__new__
+"""``_new_state(State, fields)``: a ``State`` from the tuple of its fields, skipping the
+NamedTuple's Python-level ``__new__`` (built once or twice per ply in the single env)."""
+
+
 def _scan_lines(bits: Bits) -> bool | np.ndarray:
     """True where ``bits`` hold one of the eight lines (checked line by line)."""
     found: bool | np.ndarray = False
@@ -60,6 +65,11 @@ LINE_TABLE = np.asarray(_scan_lines(np.arange(1 << CELLS, dtype=np.uint64)))
 """``_scan_lines`` of every 9-bit board, indexed by the board."""
 LINE_TUPLE = tuple(bool(found) for found in LINE_TABLE)
 """The same table as Python bools (single games)."""
+OPEN_TABLE = np.where(LINE_TABLE, 0, FULL).astype(np.uint64)
+"""Per 9-bit board of the last mover: the cells still open to play, all (``FULL``) unless
+it holds a line (then none: the game is over)."""
+OPEN_TUPLE = tuple(int(cells) for cells in OPEN_TABLE)
+"""The same table as Python ints (single games)."""
 
 
 def has_line(bits: Bits) -> bool | np.ndarray:
@@ -82,8 +92,11 @@ def initial_batch(n: int) -> State:
 
 def legal_bits(state: State) -> Bits:
     """Empty cells, or none once the game is over (a full board has none anyway)."""
-    empty = FULL ^ (state.me | state.opp)
-    return select(has_line(state.opp), empty & 0, empty)
+    opp = state.opp
+    empty = FULL ^ (state.me | opp)
+    if isinstance(opp, np.ndarray):
+        return empty & OPEN_TABLE[(opp & FULL).astype(np.intp)]
+    return empty & OPEN_TUPLE[opp & FULL]
 
 
 action_bits = legal_bits
@@ -97,7 +110,7 @@ def legal_mask(state: State) -> np.ndarray:
 
 def _play(state: State, move: Bits) -> State:
     """The position after the side to move marks the cell ``move`` (one bit)."""
-    return State(state.opp, state.me | move, 1 - state.to_move)
+    return _new_state(State, (state.opp, state.me | move, 1 - state.to_move))
 
 
 def play(state: State, action: int) -> State:
