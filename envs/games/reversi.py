@@ -61,31 +61,40 @@ class State(NamedTuple):
     legal: Bits
 
 
-Direction = tuple[Callable[[Any, int], Any], int, int]
+_new_state = tuple.__new__
+"""``_new_state(State, fields)``: a ``State`` from the tuple of its fields, skipping the
+NamedTuple's Python-level ``__new__`` (built once or twice per ply in the single env)."""
+
+Shift = Callable[[Any, int], Any]
+Direction = tuple[Shift, int, int]
 """``(shift operator, distance, edge mask)``: one of the eight directions of the board."""
 
 DIRECTIONS: tuple[Direction, ...] = (
     *((operator.lshift, s, mask) for s, mask in LEFT_SHIFTS),
     *((operator.rshift, s, mask) for s, mask in RIGHT_SHIFTS),
 )
+DIRECTION_GROUPS: tuple[tuple[int, tuple[tuple[Shift, int, int], ...]], ...] = tuple(
+    (mask, tuple((shift, s, 2 * s) for shift, s, m in DIRECTIONS if m == mask))
+    for mask in dict.fromkeys(m for _, _, m in DIRECTIONS))
+"""``DIRECTIONS`` grouped by edge mask, ``(mask, ((shift, distance, twice it), ...))``: each
+mask is applied once per call, not once per direction."""
 
 
-def _run(start: Bits, opp: Bits, direction: Direction) -> Bits:
-    """The discs of ``opp`` in the unbroken runs that begin next to ``start`` along
-    ``direction`` (``start`` itself excluded).
+def _run(start: Bits, pro: Bits, shift: Shift, s: int, s2: int) -> Bits:
+    """The discs of ``pro`` (the opponent's discs, edge-masked for this direction) in the
+    unbroken runs that begin next to ``start`` along ``shift`` by ``s`` (``s2 = 2 * s``;
+    ``start`` itself excluded).
 
-    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``opp`` discs,
+    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``pro`` discs,
     which covers runs of up to ``MAX_RUN`` = 6.
     """
-    shift, s, mask = direction
-    pro = opp & mask
     run = pro & shift(start, s)
     if type(run) is int and not run:
         return run  # one game, no run this way (most directions of a single move)
     run |= pro & shift(run, s)
-    pro &= shift(pro, s)
-    run |= pro & shift(run, 2 * s)
-    run |= pro & shift(run, 2 * s)
+    pairs = pro & shift(pro, s)
+    run |= pairs & shift(run, s2)
+    run |= pairs & shift(run, s2)
     return run
 
 
@@ -94,9 +103,10 @@ def legal_bits(me: Bits, opp: Bits) -> Bits:
     a run of ``opp`` discs that starts next to a disc of ``me``."""
     empty = FULL64 ^ (me | opp)
     moves: Bits = 0
-    for direction in DIRECTIONS:
-        shift, s, mask = direction
-        moves |= empty & mask & shift(_run(me, opp, direction), s)
+    for mask, directions in DIRECTION_GROUPS:
+        pro, targets = opp & mask, empty & mask
+        for shift, s, s2 in directions:
+            moves |= targets & shift(_run(me, pro, shift, s, s2), s)
     return moves
 
 
@@ -104,10 +114,11 @@ def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
     """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``: each
     run of ``opp`` discs next to ``move`` that a disc of ``me`` closes."""
     flipped: Bits = 0
-    for direction in DIRECTIONS:
-        shift, s, mask = direction
-        run = _run(move, opp, direction)
-        flipped |= run * ((me & mask & shift(run, s)) != 0)
+    for mask, directions in DIRECTION_GROUPS:
+        pro, closers = opp & mask, me & mask
+        for shift, s, s2 in directions:
+            run = _run(move, pro, shift, s, s2)
+            flipped |= run * ((closers & shift(run, s)) != 0)
     return flipped
 
 
@@ -132,12 +143,12 @@ def _play(state: State, move: Bits) -> State:
     other_legal = legal_bits(other, mover)
     mover_legal = _legal_where_stuck(other_legal, mover, other)
     passes = (other_legal == 0) & (mover_legal != 0)
-    return State(
-        me=select(passes, mover, other),
-        opp=select(passes, other, mover),
-        to_move=select(passes, state.to_move, 1 - state.to_move),
-        legal=select(passes, mover_legal, other_legal),
-    )
+    return _new_state(State, (
+        select(passes, mover, other),  # me
+        select(passes, other, mover),  # opp
+        select(passes, state.to_move, 1 - state.to_move),  # to_move
+        select(passes, mover_legal, other_legal),  # legal
+    ))
 
 
 def initial_state() -> State:
