@@ -137,7 +137,7 @@ class _CellPlan:
             found = memo.get(cells)
             if found is not None:
                 return found.copy()
-        array = _bits_array(cells, self.count * planes).reshape(self.shapes[planes - 1])
+        array = _bits_array(cells, self.count * planes, self.shapes[planes - 1])
         if memo is None:
             return array
         array.flags.writeable = False
@@ -159,16 +159,15 @@ def _plan(cells: np.ndarray) -> _CellPlan:
     return plan
 
 
-CELL_BYTES = tuple(bytes((value >> bit) & 1 for bit in range(BYTE_BITS))
-                   for value in range(BYTE_VALUES))
-"""Each byte value as its 8 bits, low bit first, one byte 0/1 per bit."""
+_BIT_BYTES = bytes.maketrans(b"01", b"\x00\x01")
+"""Translates the digits of ``bin`` into bytes 0 and 1."""
 
 
-def _bits_array(value: int, count: int) -> np.ndarray:
-    """The low ``count`` bits of ``value`` as a fresh flat uint8 0/1 array, bit 0 first."""
-    octets = value.to_bytes((count + BYTE_BITS - 1) // BYTE_BITS, "little")
-    return np.frombuffer(bytearray(b"".join(map(CELL_BYTES.__getitem__, octets))[:count]),
-                         np.uint8)
+def _bits_array(value: int, count: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The low ``count`` bits of ``value`` as a fresh uint8 0/1 array of ``shape``, bit 0
+    first (``bin`` of ``value`` with a marker bit above them, read backwards)."""
+    digits = bin(value & ((1 << count) - 1) | 1 << count).encode()[:2:-1]
+    return np.ndarray(shape, np.uint8, bytearray(digits.translate(_BIT_BYTES)))
 
 
 def _int_cells(value: int, plan: _CellPlan) -> np.ndarray:
