@@ -20,7 +20,7 @@ sub-env draws from its own counter-based stream: draw ``k`` of sub-env ``i`` is
 per random first player and one per opponent move. So sub-env ``i``'s games depend only on
 its seed and its actions, not on N or on the other sub-envs, but they differ from a single
 env's (which shuffles with ``np.random.Generator``). With an opponent that has no batched
-twin (an ``Agent`` object, a checkpoint, ``lookahead:2``), the single agent is run per
+twin (an ``Agent`` object, a checkpoint, ``alphabeta:4``), the single agent is run per
 sub-env with ``np.random.default_rng(seed_i)``, drawing the first player and the opponent's
 moves exactly as the single env does: sub-env ``i`` then plays the very games of
 ``gym.make(id, **kwargs)`` reset with seed ``seed_i`` and given the same actions (slowly: a
@@ -377,8 +377,8 @@ class ReversiVectorEnv(BoardVectorEnv):
 class FourInARowVectorEnv(BoardVectorEnv):
     """``FourInARow-v0`` batched: N games, each exactly as ``FourInARowEnv``.
 
-    Batched opponents: ``random``, ``lookahead:1``. The default ``lookahead:2`` runs game by
-    game; pass ``opponent="lookahead:1"`` or ``"random"`` for speed.
+    Batched opponents: ``random`` and ``lookahead:N`` for any N (``lookahead`` and the
+    default ``lookahead:2`` included).
     """
 
     env_class = FourInARowEnv
