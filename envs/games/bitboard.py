@@ -30,6 +30,11 @@ MEMO_CELLS = 12
 position: at most ``2 ** (2 * MEMO_CELLS)`` small entries, far fewer in practice."""
 
 
+new_tuple = tuple.__new__
+"""``new_tuple(State, fields)``: a NamedTuple ``State`` from the tuple of its fields, without
+the NamedTuple's Python-level ``__new__`` (the rules build a state once or twice per ply)."""
+
+
 def popcount(bits: Bits) -> Bits:
     """Number of set bits, elementwise for arrays."""
     if isinstance(bits, np.ndarray):

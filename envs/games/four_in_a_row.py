@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.games.bitboard import Bits, compress, planes, select, unpack
+from envs.games.bitboard import Bits, compress, new_tuple, planes, select, unpack
 from envs.games.errors import IllegalMoveError
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
@@ -132,10 +132,6 @@ class State(NamedTuple):
     geom: Geometry
 
 
-_new_state = tuple.__new__
-"""``_new_state(State, fields)``: a ``State`` from the tuple of its fields, skipping the
-NamedTuple's Python-level ``__new__`` (built once or twice per ply in the single env)."""
-
 
 def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
     """True where ``bits`` hold ``connect`` cells in a row in any direction.
@@ -186,7 +182,7 @@ def _play(state: State, column_bits: Bits) -> State:
     """The position after the side to move drops a token in the column ``column_bits``."""
     filled = state.me | state.opp
     landing = (filled + state.geom.bottom) & column_bits
-    return _new_state(State, (state.opp, state.me | landing, 1 - state.to_move, state.geom))
+    return new_tuple(State, (state.opp, state.me | landing, 1 - state.to_move, state.geom))
 
 
 def apply(state: State, action: int) -> State:

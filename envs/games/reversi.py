@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.games.bitboard import FULL64, Bits, bit_of, planes, popcount, select, unpack
+from envs.games.bitboard import FULL64, Bits, bit_of, new_tuple, planes, popcount, select, unpack
 from envs.games.errors import IllegalMoveError
 
 SIZE = 8
@@ -60,10 +60,6 @@ class State(NamedTuple):
     to_move: int | np.ndarray
     legal: Bits
 
-
-_new_state = tuple.__new__
-"""``_new_state(State, fields)``: a ``State`` from the tuple of its fields, skipping the
-NamedTuple's Python-level ``__new__`` (built once or twice per ply in the single env)."""
 
 Shift = Callable[[Any, int], Any]
 Direction = tuple[Shift, int, int]
@@ -143,7 +139,7 @@ def _play(state: State, move: Bits) -> State:
     other_legal = legal_bits(other, mover)
     mover_legal = _legal_where_stuck(other_legal, mover, other)
     passes = (other_legal == 0) & (mover_legal != 0)
-    return _new_state(State, (
+    return new_tuple(State, (
         select(passes, mover, other),  # me
         select(passes, other, mover),  # opp
         select(passes, state.to_move, 1 - state.to_move),  # to_move

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.games.bitboard import Bits, bit_of, planes, select, unpack
+from envs.games.bitboard import Bits, bit_of, new_tuple, planes, select, unpack
 from envs.games.errors import IllegalMoveError
 
 SIZE = 3
@@ -47,10 +47,6 @@ class State(NamedTuple):
     opp: Bits
     to_move: int | np.ndarray
 
-
-_new_state = tuple.__new__
-"""``_new_state(State, fields)``: a ``State`` from the tuple of its fields, skipping the
-NamedTuple's Python-level ``__new__`` (built once or twice per ply in the single env)."""
 
 
 def _scan_lines(bits: Bits) -> bool | np.ndarray:
@@ -110,7 +106,7 @@ def legal_mask(state: State) -> np.ndarray:
 
 def _play(state: State, move: Bits) -> State:
     """The position after the side to move marks the cell ``move`` (one bit)."""
-    return _new_state(State, (state.opp, state.me | move, 1 - state.to_move))
+    return new_tuple(State, (state.opp, state.me | move, 1 - state.to_move))
 
 
 def play(state: State, action: int) -> State:
