@@ -8,6 +8,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from envs.games.bitboard import nth_set_bit
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -34,9 +36,7 @@ class RandomAgent:
         legal = int(self.rules.action_bits(state))
         if not legal:
             raise ValueError("no legal action: the game is over")
-        for _ in range(int(rng.random() * legal.bit_count())):
-            legal &= legal - 1  # drop the lowest legal action
-        return (legal & -legal).bit_length() - 1
+        return nth_set_bit(legal, int(rng.random() * legal.bit_count()))
 
 
 def no_argument(name: str, build: Callable[[], Agent]) -> AgentFactory:

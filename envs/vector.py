@@ -48,6 +48,7 @@ from envs.turn_based import (
     TicTacToeEnv,
     TurnBasedEnv,
     _choice,
+    draw_agent_side,
 )
 
 AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
@@ -249,8 +250,8 @@ class BoardVectorEnv(VectorEnv):
         self._needs_reset[index] = False
 
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
-        if self.looped is not None:  # as the single env: np_random.integers(2)
-            return np.array([self._rngs[i].integers(2) for i in index], dtype=np.int64)
+        if self.looped is not None:  # as the single env
+            return np.array([draw_agent_side(self._rngs[i]) for i in index], dtype=np.int64)
         return (self._uniforms(index) < 0.5).astype(np.int64)
 
     def _put(self, index: np.ndarray, part: Any) -> None:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
+from envs.games.bitboard import FULL64, MEMO_CELLS, nth_set_bit
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),
@@ -146,3 +147,10 @@ def test_scalar_and_batched_rules_agree_move_by_move(
             np.testing.assert_array_equal(got, want)
     finals = [g[-1][0] for g in games]
     np.testing.assert_array_equal(rules.outcome(stack(finals)), [rules.outcome(s) for s in finals])
+
+
+@given(st.integers(1, (1 << MEMO_CELLS) - 1) | st.integers(1, FULL64), st.data())
+def test_nth_set_bit_is_the_kth_set_position(bits: int, data: st.DataObject) -> None:
+    positions = [i for i in range(FULL64.bit_length()) if bits >> i & 1]
+    k = data.draw(st.integers(0, len(positions) - 1))
+    assert nth_set_bit(bits, k) == positions[k]

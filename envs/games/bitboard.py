@@ -42,6 +42,27 @@ def popcount(bits: Bits) -> Bits:
     return bits.bit_count()
 
 
+def _set_bits_table(width: int) -> tuple[tuple[int, ...], ...]:
+    """The positions of the set bits of every value below ``2 ** width``, lowest first."""
+    table: tuple[tuple[int, ...], ...] = ((),)
+    for bit in range(width):  # the values with bit ``bit`` set follow those below it
+        table += tuple((*positions, bit) for positions in table)
+    return table
+
+
+_SET_BITS = _set_bits_table(MEMO_CELLS)
+
+
+def nth_set_bit(bits: int, k: int) -> int:
+    """The position of the ``k``-th lowest set bit of ``bits`` (``k`` from 0, below
+    ``bits.bit_count()``): e.g. the ``k``-th legal action of a legal-action bitboard."""
+    if bits < len(_SET_BITS):
+        return _SET_BITS[bits][k]
+    for _ in range(k):
+        bits &= bits - 1  # drop the lowest set bit
+    return (bits & -bits).bit_length() - 1
+
+
 def select(cond: bool | np.ndarray, if_true: T, if_false: T) -> T:
     """``if_true`` where ``cond`` holds else ``if_false``; elementwise when ``cond`` is an array."""
     if isinstance(cond, np.ndarray):
