@@ -27,41 +27,18 @@ import numpy as np
 from agents.four_in_a_row import DEFAULT_DEPTH as DEFAULT_LOOKAHEAD_DEPTH
 from agents.tictactoe import CELL_GROUPS, CENTRE_FIRST, CORNER_FIRST, move_values, winning_cell
 from envs.games import canonical_name, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import FULL64, bit_of, popcount, unpack
+from envs.games.bitboard import FULL64, bit_of, nth_set_bit, popcount, unpack
 
 Candidates = Callable[[Any], np.ndarray]
 """Batched state -> ``uint64`` bitmask per game of the moves the agent may choose."""
 
-BYTE_BITS = 8
-BYTES_PER_WORD = 8
-BYTE_VALUES = 1 << BYTE_BITS
-EVERY_BYTE = np.uint64(0x0101_0101_0101_0101)
-"""1 in every byte: multiplying byte counts by it gives their running (prefix) sums."""
-HIGH_BITS = np.uint64(0x8080_8080_8080_8080)
-"""The top bit of every byte (the per-byte comparison flags of the SWAR tricks below)."""
 GATHER_LOW_BITS = np.uint64(0x0102_0408_1020_4080)
 """Multiplier moving bit 0 of byte ``k`` of a word to bit ``56 + k`` (no carries collide)."""
 TOP_BYTE = np.uint64(56)
-BYTE_MASK = np.uint64(BYTE_VALUES - 1)
-LAST_BYTE = np.uint64(BYTES_PER_WORD - 1)
-U8 = np.uint64(BYTE_BITS)
-LOG2_BYTE_BITS = np.uint64(3)
 WORD_BITS = 64
 EXACT_FLOAT_BITS = 52
 FLOAT_WEIGHTS = 2.0 ** np.arange(EXACT_FLOAT_BITS)
 """``2 ** a`` as float64: a bool mask times these sums to its bits exactly."""
-
-
-def _select_in_byte() -> np.ndarray:
-    """Table at ``value * 8 + r``: position of the ``r``-th set bit of the byte ``value``."""
-    table = np.zeros(BYTE_VALUES * BYTE_BITS, dtype=np.uint64)
-    for value in range(BYTE_VALUES):
-        for rank, position in enumerate(p for p in range(BYTE_BITS) if value >> p & 1):
-            table[value * BYTE_BITS + rank] = position
-    return table
-
-
-SELECT_IN_BYTE = _select_in_byte()
 
 
 def take(state: Any, index: np.ndarray) -> Any:
@@ -84,28 +61,6 @@ def bits_from_mask(mask: np.ndarray) -> np.ndarray:
     # each uint64 holds 8 mask bytes of 0/1; one multiply packs them into its top byte
     packed = (octets.view(np.uint64) * GATHER_LOW_BITS) >> TOP_BYTE
     return packed.astype(np.uint8).view(np.uint64).reshape(n)
-
-
-def nth_set_bit(bits: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Position of the ``n``-th (0-based, from bit 0 up) set bit of each word of ``bits``.
-
-    ``n`` must be below each word's bit count (elsewhere the result is some position in
-    0..63). The byte holding the bit is found with per-byte prefix counts in one word; a
-    table gives the bit inside that byte.
-    """
-    words = np.ascontiguousarray(bits, dtype=np.uint64)
-    rank = n.astype(np.uint64)
-    byte_counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
-    through = byte_counts * EVERY_BYTE  # byte k: set bits in bytes 0..k
-    # bytes whose running count is <= rank lie wholly below the wanted bit; count them
-    at_most = ((rank * EVERY_BYTE) | HIGH_BITS) - through
-    byte = np.bitwise_count(at_most & HIGH_BITS).astype(np.uint64) & LAST_BYTE
-    shift = byte << LOG2_BYTE_BITS
-    before = ((through << U8) >> shift) & BYTE_MASK
-    octet = (words >> shift) & BYTE_MASK
-    rank_in_octet = (rank - before) & LAST_BYTE
-    inside = SELECT_IN_BYTE[((octet << LOG2_BYTE_BITS) | rank_in_octet).astype(np.intp)]
-    return (shift + inside).astype(np.int64)
 
 
 def choose(candidates: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -537,4 +492,4 @@ def make(game: str, spec: Any) -> BatchedAgent | None:
 
 
 __all__ = ["BatchedAgent", "LoopedAgent", "bits_from_mask", "choose", "make", "names",
-           "nth_set_bit", "potential", "python_sum", "take", "unbatch"]
+           "potential", "python_sum", "take", "unbatch"]

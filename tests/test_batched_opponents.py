@@ -13,7 +13,7 @@ import agents
 from agents import batched
 from agents.four_in_a_row import potential as single_potential
 from envs.games import four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import planes, unpack
+from envs.games.bitboard import nth_set_bit, planes, unpack
 
 POSITIONS = 10_000
 SAMPLED = 500
@@ -226,7 +226,12 @@ def test_bit_selection_matches_a_plain_reference() -> None:
     live = counts > 0
     ranks = (rng.random(len(masks)) * counts).astype(np.int64)
     expected = [np.flatnonzero(m)[r] for m, r in zip(masks[live], ranks[live], strict=True)]
-    np.testing.assert_array_equal(batched.nth_set_bit(bits[live], ranks[live]), expected)
+    np.testing.assert_array_equal(nth_set_bit(bits[live], ranks[live]), expected)
+    small = bits[live] & np.uint64(0xFFF)  # words of a small board
+    small_ranks = (rng.random(len(small)) * np.bitwise_count(small)).astype(np.int64)
+    expected = [[i for i in range(12) if int(w) >> i & 1][r] if w else 0
+                for w, r in zip(small, small_ranks, strict=True)]
+    np.testing.assert_array_equal(nth_set_bit(small, small_ranks), expected)
 
 
 @pytest.mark.parametrize("cells", [four_in_a_row.geometry(6, 9, 5).board_map,

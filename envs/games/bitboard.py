@@ -53,14 +53,50 @@ def _set_bits_table(width: int) -> tuple[tuple[int, ...], ...]:
 _SET_BITS = _set_bits_table(MEMO_CELLS)
 
 
-def nth_set_bit(bits: int, k: int) -> int:
-    """The position of the ``k``-th lowest set bit of ``bits`` (``k`` from 0, below
-    ``bits.bit_count()``): e.g. the ``k``-th legal action of a legal-action bitboard."""
+def nth_set_bit(bits: Bits, k: Any) -> Any:
+    """The position of the ``k``-th lowest set bit of ``bits`` (``k`` from 0, below the bit
+    count), e.g. the ``k``-th legal action of a legal-action bitboard; elementwise for a
+    ``uint64`` array and an int array ``k`` (where ``k`` is not below the bit count the result
+    is some position in 0..63)."""
+    if isinstance(bits, np.ndarray):
+        return _nth_set_bit_array(bits, k)
     if bits < len(_SET_BITS):
         return _SET_BITS[bits][k]
     for _ in range(k):
         bits &= bits - 1  # drop the lowest set bit
     return (bits & -bits).bit_length() - 1
+
+
+_EVERY_BYTE = np.uint64(0x0101_0101_0101_0101)
+"""1 in every byte: multiplying byte counts by it gives their running (prefix) sums."""
+_HIGH_BITS = np.uint64(0x8080_8080_8080_8080)
+"""The top bit of every byte (the per-byte comparison flags of the SWAR steps below)."""
+_LOG2_BYTE_BITS = np.uint64(3)
+_LAST_BYTE = np.uint64(WORD_BYTES - 1)
+_U8 = np.uint64(BYTE_BITS)
+_BYTE_MASK64 = np.uint64((1 << BYTE_BITS) - 1)
+_SELECT_IN_BYTE = np.array([_SET_BITS[value][rank] if rank < len(_SET_BITS[value]) else 0
+                            for value in range(1 << BYTE_BITS) for rank in range(BYTE_BITS)],
+                           dtype=np.uint64)
+"""At ``value * 8 + r``: the position of the ``r``-th set bit of the byte ``value``."""
+
+
+def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """``nth_set_bit`` of a ``uint64`` array: per word the byte holding the bit (from
+    per-byte prefix counts in one word), then a table for the bit inside that byte."""
+    words = np.ascontiguousarray(bits, dtype=np.uint64)
+    rank = np.asarray(k).astype(np.uint64)
+    byte_counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
+    through = byte_counts * _EVERY_BYTE  # byte j: set bits in bytes 0..j
+    # bytes whose running count is <= rank lie wholly below the wanted bit; count them
+    at_most = ((rank * _EVERY_BYTE) | _HIGH_BITS) - through
+    byte = np.bitwise_count(at_most & _HIGH_BITS).astype(np.uint64) & _LAST_BYTE
+    shift = byte << _LOG2_BYTE_BITS
+    before = ((through << _U8) >> shift) & _BYTE_MASK64
+    octet = (words >> shift) & _BYTE_MASK64
+    rank_in_octet = (rank - before) & _LAST_BYTE
+    inside = _SELECT_IN_BYTE[((octet << _LOG2_BYTE_BITS) | rank_in_octet).astype(np.intp)]
+    return (shift + inside).astype(np.int64)
 
 
 def select(cond: bool | np.ndarray, if_true: T, if_false: T) -> T:
