@@ -151,6 +151,9 @@ class _CellPlan:
         self.gathered: dict[int, int] | None = \
             {} if self.int_tables is not None and self.count <= MEMO_CELLS else None
         """``gather_int`` results by the bits at the cells, for small boards."""
+        self.rows: np.ndarray | None = None
+        """Small boards: row ``v`` is the uint8 cells of the gathered value ``v`` (built on
+        first use by ``unpack``; one ``take`` then unpacks a whole batch)."""
         self.shapes = (cells.shape, (2, *cells.shape))
         self.memos: tuple[dict[int, np.ndarray], ...] | None = \
             ({}, {}) if self.count <= MEMO_CELLS else None
@@ -280,9 +283,20 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
         return np.take(flat, cells, axis=-1)
     if plan.tables is not None:
         words = plan.gather(words)
+    if plan.count <= MEMO_CELLS:
+        return _value_rows(plan).take((words & np.uint64(plan.low_cells)).astype(np.intp), axis=0)
     octets = words.reshape((*shape, 1)).view(np.uint8)
     flat = np.unpackbits(octets, axis=-1, count=plan.count, bitorder="little")
     return flat.reshape(shape + cells.shape)
+
+
+def _value_rows(plan: _CellPlan) -> np.ndarray:
+    """``plan.rows``: the cells of every value below ``2 ** plan.count`` (small boards)."""
+    if plan.rows is None:
+        values = np.arange(1 << plan.count, dtype=np.uint64).reshape(-1, 1).view(np.uint8)
+        flat = np.unpackbits(values, axis=-1, count=plan.count, bitorder="little")
+        plan.rows = flat.reshape((-1, *plan.cells.shape))
+    return plan.rows
 
 
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
