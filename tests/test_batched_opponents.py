@@ -227,7 +227,7 @@ def test_bit_selection_matches_a_plain_reference() -> None:
     ranks = (rng.random(len(masks)) * counts).astype(np.int64)
     expected = [np.flatnonzero(m)[r] for m, r in zip(masks[live], ranks[live], strict=True)]
     np.testing.assert_array_equal(nth_set_bit(bits[live], ranks[live]), expected)
-    small = bits[live] & np.uint64(0xFFF)  # words of a small board
+    small = bits[live] & np.uint64(0xFFF)  # words of a small board: the table path
     small_ranks = (rng.random(len(small)) * np.bitwise_count(small)).astype(np.int64)
     expected = [[i for i in range(12) if int(w) >> i & 1][r] if w else 0
                 for w, r in zip(small, small_ranks, strict=True)]

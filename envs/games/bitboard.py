@@ -67,6 +67,9 @@ def nth_set_bit(bits: Bits, k: Any) -> Any:
     return (bits & -bits).bit_length() - 1
 
 
+_SMALL_SELECT = np.array([positions + (0,) * (MEMO_CELLS - len(positions))
+                          for positions in _SET_BITS], dtype=np.int64).reshape(-1)
+"""At ``value * MEMO_CELLS + k``: ``_SET_BITS[value][k]`` (0 past the set bits)."""
 _EVERY_BYTE = np.uint64(0x0101_0101_0101_0101)
 """1 in every byte: multiplying byte counts by it gives their running (prefix) sums."""
 _HIGH_BITS = np.uint64(0x8080_8080_8080_8080)
@@ -82,9 +85,14 @@ _SELECT_IN_BYTE = np.array([_SET_BITS[value][rank] if rank < len(_SET_BITS[value
 
 
 def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """``nth_set_bit`` of a ``uint64`` array: per word the byte holding the bit (from
-    per-byte prefix counts in one word), then a table for the bit inside that byte."""
+    """``nth_set_bit`` of a ``uint64`` array. Words below ``2 ** MEMO_CELLS`` (the legal
+    actions of small boards): one lookup in ``_SMALL_SELECT``. Others: per word the byte
+    holding the bit (from per-byte prefix counts in one word), then a table for the bit
+    inside that byte."""
     words = np.ascontiguousarray(bits, dtype=np.uint64)
+    if words.size and words.max() < len(_SET_BITS):
+        rows = words.astype(np.intp) * MEMO_CELLS
+        return _SMALL_SELECT.take(rows + k, mode="clip")
     rank = np.asarray(k).astype(np.uint64)
     byte_counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
     through = byte_counts * _EVERY_BYTE  # byte j: set bits in bytes 0..j
