@@ -78,17 +78,14 @@ _LOG2_BYTE_BITS = np.uint64(3)
 _LAST_BYTE = np.uint64(WORD_BYTES - 1)
 _U8 = np.uint64(BYTE_BITS)
 _BYTE_MASK64 = np.uint64((1 << BYTE_BITS) - 1)
-_SELECT_IN_BYTE = np.array([_SET_BITS[value][rank] if rank < len(_SET_BITS[value]) else 0
-                            for value in range(1 << BYTE_BITS) for rank in range(BYTE_BITS)],
-                           dtype=np.uint64)
-"""At ``value * 8 + r``: the position of the ``r``-th set bit of the byte ``value``."""
+_ROW = np.uint64(MEMO_CELLS)
 
 
 def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     """``nth_set_bit`` of a ``uint64`` array. Words below ``2 ** MEMO_CELLS`` (the legal
     actions of small boards): one lookup in ``_SMALL_SELECT``. Others: per word the byte
-    holding the bit (from per-byte prefix counts in one word), then a table for the bit
-    inside that byte."""
+    holding the bit (from per-byte prefix counts in one word), then ``_SMALL_SELECT`` for
+    the bit inside that byte."""
     words = np.ascontiguousarray(bits, dtype=np.uint64)
     if words.size and words.max() < len(_SET_BITS):
         rows = words.astype(np.intp) * MEMO_CELLS
@@ -103,8 +100,8 @@ def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     before = ((through << _U8) >> shift) & _BYTE_MASK64
     octet = (words >> shift) & _BYTE_MASK64
     rank_in_octet = (rank - before) & _LAST_BYTE
-    inside = _SELECT_IN_BYTE[((octet << _LOG2_BYTE_BITS) | rank_in_octet).astype(np.intp)]
-    return (shift + inside).astype(np.int64)
+    inside = _SMALL_SELECT.take((octet * _ROW + rank_in_octet).astype(np.intp))
+    return shift.astype(np.int64) + inside
 
 
 def select(cond: bool | np.ndarray, if_true: T, if_false: T) -> T:
@@ -156,17 +153,16 @@ class _CellPlan:
         """The same tables as lists of Python ints (single games)."""
         self.low_cells = (1 << self.count) - 1
         self.cell_mask = sum(1 << int(cell) for cell in set(flat.tolist()))
+        self.small = self.count <= MEMO_CELLS
         self.gathered: dict[int, int] | None = \
-            {} if self.int_tables is not None and self.count <= MEMO_CELLS else None
+            {} if self.int_tables is not None and self.small else None
         """``gather_int`` results by the bits at the cells, for small boards."""
-        self.rows: np.ndarray | None = None
-        """Small boards: row ``v`` is the uint8 cells of the gathered value ``v`` (built on
-        first use by ``unpack``; one ``take`` then unpacks a whole batch)."""
+        self._rows: np.ndarray | None = None
+        self._row_views: tuple[np.ndarray, ...] | None = None
+        """``value_rows()`` row by row (indexing a tuple is cheaper for one game)."""
         self.shapes = (cells.shape, (2, *cells.shape))
-        self.memos: tuple[dict[int, np.ndarray], ...] | None = \
-            ({}, {}) if self.count <= MEMO_CELLS else None
-        """Read-only arrays of single games (one plane, two planes) by their cell bits, for
-        small boards."""
+        self.pair_memo: dict[int, np.ndarray] | None = {} if self.small else None
+        """Small boards: read-only two-plane arrays of single games by their cell bits."""
 
     def gather(self, words: np.ndarray) -> np.ndarray:
         """``words`` with the bits at ``cells`` moved to bits 0, 1, ... in ``cells`` order."""
@@ -205,7 +201,11 @@ class _CellPlan:
             cells, planes = self.gather_int(me) | self.gather_int(opp) << self.count, 2
         else:
             cells, planes = (me & low) | (opp & low) << self.count, 2
-        memo = self.memos[planes - 1] if self.memos is not None else None
+        if planes == 1 and self.small:
+            if self._row_views is None:
+                self._row_views = tuple(self.value_rows())
+            return self._row_views[cells].copy()
+        memo = self.pair_memo if planes == 2 else None
         if memo is not None:
             found = memo.get(cells)
             if found is not None:
@@ -216,6 +216,16 @@ class _CellPlan:
         array.flags.writeable = False
         memo[cells] = array
         return array.copy()
+
+    def value_rows(self) -> np.ndarray:
+        """Small boards: row ``v`` holds the uint8 cells of the gathered value ``v``, for every
+        ``v`` below ``2 ** count`` (built on first use; one ``take`` unpacks a batch)."""
+        if self._rows is None:
+            values = np.arange(1 << self.count, dtype=np.uint64).reshape(-1, 1).view(np.uint8)
+            flat = np.unpackbits(values, axis=-1, count=self.count, bitorder="little")
+            self._rows = flat.reshape((-1, *self.cells.shape))
+            self._rows.flags.writeable = False
+        return self._rows
 
 
 _PLANS: dict[int, _CellPlan] = {}
@@ -291,20 +301,11 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
         return np.take(flat, cells, axis=-1)
     if plan.tables is not None:
         words = plan.gather(words)
-    if plan.count <= MEMO_CELLS:
-        return _value_rows(plan).take((words & np.uint64(plan.low_cells)).astype(np.intp), axis=0)
+    if plan.small:
+        return plan.value_rows().take((words & np.uint64(plan.low_cells)).astype(np.intp), axis=0)
     octets = words.reshape((*shape, 1)).view(np.uint8)
     flat = np.unpackbits(octets, axis=-1, count=plan.count, bitorder="little")
     return flat.reshape(shape + cells.shape)
-
-
-def _value_rows(plan: _CellPlan) -> np.ndarray:
-    """``plan.rows``: the cells of every value below ``2 ** plan.count`` (small boards)."""
-    if plan.rows is None:
-        values = np.arange(1 << plan.count, dtype=np.uint64).reshape(-1, 1).view(np.uint8)
-        flat = np.unpackbits(values, axis=-1, count=plan.count, bitorder="little")
-        plan.rows = flat.reshape((-1, *plan.cells.shape))
-    return plan.rows
 
 
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:

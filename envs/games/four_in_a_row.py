@@ -132,7 +132,6 @@ class State(NamedTuple):
     geom: Geometry
 
 
-
 def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
     """True where ``bits`` hold ``connect`` cells in a row in any direction.
 

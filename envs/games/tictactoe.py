@@ -48,7 +48,6 @@ class State(NamedTuple):
     to_move: int | np.ndarray
 
 
-
 def _scan_lines(bits: Bits) -> bool | np.ndarray:
     """True where ``bits`` hold one of the eight lines (checked line by line)."""
     found: bool | np.ndarray = False
