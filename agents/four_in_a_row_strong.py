@@ -147,7 +147,7 @@ def empties(state: State) -> int:
 def final_value(state: State) -> float:
     """The finished game's value for the side to move: lost (the opponent made a line, the
     more empty cells left the faster) or drawn."""
-    if rules.has_line(int(state.opp), state.geom):
+    if state.won:
         return decisive(-1, empties(state))
     return 0.0
 

@@ -87,10 +87,10 @@ def vector_env(game: str, n: int, opponent: str) -> Run:
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
         while clock.elapsed() < seconds:
-            masks = info["action_mask"]
-            actions = batched.choose(batched.bits_from_mask(masks), rng.random(n))
+            legal = batched.bits_from_mask(info["action_mask"])
+            actions = batched.choose(legal, rng.random(n))
             _, _, _, _, info = env.step(actions)
-            plies += int(np.count_nonzero(masks.any(axis=1)))
+            plies += int(np.count_nonzero(legal))  # the agent moved where it had a move
             plies += int(np.count_nonzero(info["_opponent_action"]))
         return clock.rate(plies)
     return run

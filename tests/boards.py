@@ -34,7 +34,7 @@ def c4_state(text: str, to_move: int = 0, connect: int = 4) -> four_in_a_row.Sta
     geom = four_in_a_row.geometry(len(rows), len(rows[0]), connect)
     x, o = _bits(rows, "X", geom.board_map), _bits(rows, "O", geom.board_map)
     me, opp = _sides(x, o, to_move)
-    return four_in_a_row.State(me, opp, to_move, geom)
+    return four_in_a_row.State(me, opp, to_move, four_in_a_row.has_line(opp, geom), geom)
 
 
 def ttt_state(text: str, to_move: int = 0) -> tictactoe.State:

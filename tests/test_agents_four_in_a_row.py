@@ -54,7 +54,8 @@ def position(board: str, connect: int = four_in_a_row.CONNECT) -> four_in_a_row.
     for r, row in enumerate(rows):
         for c, ch in enumerate(row):
             bits[ch] |= 1 << int(geom.board_map[r, c])
-    return four_in_a_row.State(bits[ME], bits[OPP], 0, geom)
+    return four_in_a_row.State(bits[ME], bits[OPP], 0,
+                               four_in_a_row.has_line(bits[OPP], geom), geom)
 
 
 def moves_played(spec: str, state: four_in_a_row.State) -> set[int]:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import FULL64, MEMO_CELLS, nth_set_bit
+from envs.games.bitboard import FULL64, MEMO_CELLS, WORD_BITS, compress, nth_set_bit
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),
@@ -154,3 +154,25 @@ def test_nth_set_bit_is_the_kth_set_position(bits: int, data: st.DataObject) -> 
     positions = [i for i in range(FULL64.bit_length()) if bits >> i & 1]
     k = data.draw(st.integers(0, len(positions) - 1))
     assert nth_set_bit(bits, k) == positions[k]
+
+
+@st.composite
+def cell_rows(draw: st.DrawFn) -> list[int]:
+    """Up to 16 ascending bit positions below 64: evenly spaced (as the top cells of
+    four-in-a-row columns) or not."""
+    if draw(st.booleans()):
+        step = draw(st.integers(1, 12))
+        first = draw(st.integers(0, WORD_BITS - 1))
+        count = draw(st.integers(1, min(16, (WORD_BITS - 1 - first) // step + 1)))
+        return list(range(first, first + count * step, step))
+    return sorted(draw(st.sets(st.integers(0, WORD_BITS - 1), min_size=1, max_size=16)))
+
+
+@given(cell_rows(), st.lists(st.integers(0, FULL64), min_size=1, max_size=8))
+def test_compress_moves_the_bits_at_cells_to_the_bottom(cells: list[int],
+                                                        words: list[int]) -> None:
+    positions = np.array(cells)
+    expected = [sum((word >> cell & 1) << i for i, cell in enumerate(cells)) for word in words]
+    assert [compress(word, positions) for word in words] == expected
+    batch = compress(np.array(words, dtype=np.uint64), positions)
+    assert batch.tolist() == expected

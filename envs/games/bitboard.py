@@ -135,6 +135,32 @@ def _byte_tables(positions: np.ndarray, n_bytes: int) -> np.ndarray:
     return tables
 
 
+def _spaced_multiplier(cells: list[int]) -> tuple[int, int] | None:
+    """``(multiplier, shift)`` such that ``((x & cells) * multiplier >> shift)`` holds the bits
+    of ``x`` at ``cells`` in bits 0, 1, ... (and garbage above them), when ``cells`` are evenly
+    spaced, ascending, and no two partial products meet (so nothing carries into the result);
+    else None.
+
+    Cell ``k`` at ``first + k * step`` is moved by ``(n - 1 - k) * (step - 1)``: each lands on
+    ``first + (n - 1) * (step - 1) + k``. The other partial products must fall outside those
+    ``n`` bits and on distinct bits (those past bit 63 drop out of a ``uint64`` harmlessly).
+    """
+    n = len(cells)
+    if n < 2:
+        return None
+    first, step = cells[0], cells[1] - cells[0]
+    if step < 2 or cells != list(range(first, first + n * step, step)):
+        return None
+    moves = [(n - 1 - k) * (step - 1) for k in range(n)]
+    shift = first + moves[0]
+    landed = [cell + move for cell in cells for move in moves]
+    stray = [bit for bit in landed if not shift <= bit < shift + n]
+    if len(set(landed)) != len(landed) or len(stray) != len(landed) - n \
+            or shift + n > WORD_BITS:
+        return None
+    return sum(1 << move for move in moves), shift
+
+
 class _CellPlan:
     """How to read the bit positions ``cells`` out of words, worked out once."""
 
@@ -152,6 +178,8 @@ class _CellPlan:
             [[int(v) for v in table] for table in self.tables]
         """The same tables as lists of Python ints (single games)."""
         self.low_cells = (1 << self.count) - 1
+        self.spaced = None if self.is_prefix else _spaced_multiplier(flat.tolist())
+        """``(multiplier, shift)`` of evenly spaced cells (see ``_spaced_multiplier``)."""
         self.cell_mask = sum(1 << int(cell) for cell in set(flat.tolist()))
         self.small = self.count <= MEMO_CELLS
         self.gathered: dict[int, int] | None = \
@@ -271,6 +299,12 @@ def compress(bits: Bits, cells: np.ndarray) -> Bits:
     if plan.is_prefix:
         return bits & ((1 << plan.count) - 1) if isinstance(bits, int) else \
             bits & np.uint64((1 << plan.count) - 1)
+    if plan.spaced is not None:
+        multiplier, shift = plan.spaced
+        if isinstance(bits, int):
+            return ((bits & plan.cell_mask) * multiplier >> shift) & plan.low_cells
+        moved = (bits & np.uint64(plan.cell_mask)) * np.uint64(multiplier)  # wraps mod 2**64
+        return (moved >> np.uint64(shift)) & np.uint64(plan.low_cells)
     if isinstance(bits, int):
         return plan.gather_int(bits)
     return plan.gather(np.ascontiguousarray(bits, dtype="<u8"))

@@ -117,18 +117,21 @@ def _geometry(rows: int, columns: int, connect: int) -> Geometry:
 
 
 class State(NamedTuple):
-    """A four-in-a-row position. For a batch, ``me``, ``opp``, ``to_move`` are ``(N,)`` arrays.
+    """A four-in-a-row position. For a batch, ``me``, ``opp``, ``to_move``, ``won`` are
+    ``(N,)`` arrays.
 
     Attributes:
         me: tokens of the side to move.
         opp: tokens of the other side (the one that just moved).
         to_move: 0 if the first player moves next, 1 otherwise.
+        won: ``has_line(opp)``: the last move made a line (worked out once, as it is played).
         geom: the board size's bit tables.
     """
 
     me: Bits
     opp: Bits
     to_move: int | np.ndarray
+    won: bool | np.ndarray
     geom: Geometry
 
 
@@ -149,14 +152,15 @@ def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
 
 def initial_state(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
     """The empty board of the given size, first player to move."""
-    return State(0, 0, 0, geometry(rows, columns, connect))
+    return State(0, 0, 0, False, geometry(rows, columns, connect))
 
 
 def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
                   connect: int = CONNECT) -> State:
     """``n`` empty boards as a batched state."""
     zeros = np.zeros(n, dtype=np.uint64)
-    return State(zeros, zeros.copy(), np.zeros(n, dtype=np.int64), geometry(rows, columns, connect))
+    return State(zeros, zeros.copy(), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                 geometry(rows, columns, connect))
 
 
 def legal_bits(state: State) -> Bits:
@@ -165,7 +169,7 @@ def legal_bits(state: State) -> Bits:
     geom = state.geom
     open_top = geom.top ^ ((state.me | state.opp) & geom.top)
     open_columns = compress(open_top, geom.top_cells)
-    return select(has_line(state.opp, geom), open_columns & 0, open_columns)
+    return select(state.won, open_columns & 0, open_columns)
 
 
 action_bits = legal_bits
@@ -179,9 +183,9 @@ def legal_mask(state: State) -> np.ndarray:
 
 def _play(state: State, column_bits: Bits) -> State:
     """The position after the side to move drops a token in the column ``column_bits``."""
-    filled = state.me | state.opp
-    landing = (filled + state.geom.bottom) & column_bits
-    return new_tuple(State, (state.opp, state.me | landing, 1 - state.to_move, state.geom))
+    geom = state.geom
+    mover = state.me | ((state.me | state.opp) + geom.bottom) & column_bits
+    return new_tuple(State, (state.opp, mover, 1 - state.to_move, has_line(mover, geom), geom))
 
 
 def apply(state: State, action: int) -> State:
@@ -211,13 +215,13 @@ def apply_batch(state: State, actions: np.ndarray) -> State:
 
 def is_terminal(state: State) -> bool | np.ndarray:
     """True when the last mover made a line or the board is full."""
-    return has_line(state.opp, state.geom) | ((state.me | state.opp) == state.geom.board)
+    return state.won | ((state.me | state.opp) == state.geom.board)
 
 
 def outcome(state: State) -> int | np.ndarray:
     """+1 first player won, -1 second player won, 0 draw (terminal states)."""
     last_mover_sign = select(state.to_move == 1, 1, -1)
-    return select(has_line(state.opp, state.geom), last_mover_sign, 0)
+    return select(state.won, last_mover_sign, 0)
 
 
 def observation(state: State) -> np.ndarray:
