@@ -70,7 +70,7 @@ def choose(candidates: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """
     counts = np.bitwise_count(candidates)
     rank = np.minimum((uniforms * counts).astype(np.int64), np.maximum(counts, 1) - 1)
-    return np.where(counts > 0, nth_set_bit(candidates, rank), 0)
+    return nth_set_bit(candidates, rank)  # no candidates: word 0, rank 0, action 0
 
 
 class BatchedAgent:

@@ -149,11 +149,19 @@ def test_scalar_and_batched_rules_agree_move_by_move(
     np.testing.assert_array_equal(rules.outcome(stack(finals)), [rules.outcome(s) for s in finals])
 
 
+@settings(deadline=None)
 @given(st.integers(1, (1 << MEMO_CELLS) - 1) | st.integers(1, FULL64), st.data())
 def test_nth_set_bit_is_the_kth_set_position(bits: int, data: st.DataObject) -> None:
     positions = [i for i in range(FULL64.bit_length()) if bits >> i & 1]
     k = data.draw(st.integers(0, len(positions) - 1))
     assert nth_set_bit(bits, k) == positions[k]
+
+
+@pytest.mark.parametrize("other", [0b101, 1 << 40])  # a small-board word, a 64-bit one
+def test_nth_set_bit_of_an_empty_word_is_0(other: int) -> None:
+    words = np.array([0, other, 0], dtype=np.uint64)
+    lowest = (other & -other).bit_length() - 1
+    assert nth_set_bit(words, np.zeros(3, dtype=np.int64)).tolist() == [0, lowest, 0]
 
 
 @st.composite
@@ -168,6 +176,7 @@ def cell_rows(draw: st.DrawFn) -> list[int]:
     return sorted(draw(st.sets(st.integers(0, WORD_BITS - 1), min_size=1, max_size=16)))
 
 
+@settings(deadline=None)  # the first call of a set of cells builds its plan
 @given(cell_rows(), st.lists(st.integers(0, FULL64), min_size=1, max_size=8))
 def test_compress_moves_the_bits_at_cells_to_the_bottom(cells: list[int],
                                                         words: list[int]) -> None:

@@ -56,8 +56,8 @@ _SET_BITS = _set_bits_table(MEMO_CELLS)
 def nth_set_bit(bits: Bits, k: Any) -> Any:
     """The position of the ``k``-th lowest set bit of ``bits`` (``k`` from 0, below the bit
     count), e.g. the ``k``-th legal action of a legal-action bitboard; elementwise for a
-    ``uint64`` array and an int array ``k`` (where ``k`` is not below the bit count the result
-    is some position in 0..63)."""
+    ``uint64`` array and an int array ``k`` (there a word 0 with ``k`` 0 gives 0; where ``k``
+    is otherwise not below the bit count the result is some position in 0..63)."""
     if isinstance(bits, np.ndarray):
         return _nth_set_bit_array(bits, k)
     if bits < len(_SET_BITS):
