@@ -154,9 +154,8 @@ def _spaced_multiplier(cells: list[int]) -> tuple[int, int] | None:
     moves = [(n - 1 - k) * (step - 1) for k in range(n)]
     shift = first + moves[0]
     landed = [cell + move for cell in cells for move in moves]
-    stray = [bit for bit in landed if not shift <= bit < shift + n]
-    if len(set(landed)) != len(landed) or len(stray) != len(landed) - n \
-            or shift + n > WORD_BITS:
+    inside = sum(shift <= bit < shift + n for bit in landed)  # n: the wanted products only
+    if len(set(landed)) != len(landed) or inside != n or shift + n > WORD_BITS:
         return None
     return sum(1 << move for move in moves), shift
 
