@@ -211,6 +211,7 @@ def test_reversi_score_reward_and_info() -> None:
 def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.logger import Logger
 
     from envs.sb3 import SB3VecEnv
 
@@ -218,6 +219,7 @@ def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     venv.seed(0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256,
                                     n_epochs=1, seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 makes a /tmp/SB3-* dir
     model.learn(total_timesteps=2_048)
     obs = venv.reset()
     masks = get_action_masks(venv)
