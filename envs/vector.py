@@ -200,7 +200,7 @@ class BoardVectorEnv(VectorEnv):
         illegal = ~(starting | legal)
         if self.single.illegal_action == "raise" and illegal.any():
             raise batched_illegal_error(np.flatnonzero(illegal), actions)
-        self._agent_moves(legal, actions)
+        self._play_where(legal, actions)
         opponent_action, terminated = self._opponent_turns(~illegal)
         terminated |= illegal
         obs, rewards, info = self._publish(opponent_action, terminated, illegal)
@@ -260,9 +260,10 @@ class BoardVectorEnv(VectorEnv):
             if isinstance(whole, np.ndarray):
                 whole[index] = piece
 
-    def _agent_moves(self, moving: np.ndarray, actions: np.ndarray) -> None:
+    def _play_where(self, moving: np.ndarray, actions: np.ndarray) -> None:
         """Play ``actions`` where ``moving``: the rules run on the whole batch (cheaper than
-        gathering the movers), and the other games keep their positions."""
+        gathering the movers when most games move), and the other games keep their
+        positions (their ``actions`` may be anything, even illegal)."""
         after = self.rules.apply_batch(self.state, actions)
         if not moving.all():
             after = type(after)(*(np.where(moving, new, old) if isinstance(old, np.ndarray)
@@ -283,9 +284,15 @@ class BoardVectorEnv(VectorEnv):
             Each sub-env's last opponent action (or ``NO_ACTION``), and whether each game is
             over afterwards.
         """
-        last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
         terminal = np.asarray(self.rules.is_terminal(self.state))
-        index = np.flatnonzero(active & ~terminal & (self.state.to_move != self.agent_side))
+        moving = active & ~terminal & (self.state.to_move != self.agent_side)
+        if self.opponent is not None and 2 * np.count_nonzero(moving) > self.num_envs:
+            last = self._whole_batch_opponent_turn(moving)
+            terminal = np.asarray(self.rules.is_terminal(self.state))
+            moving &= ~terminal & (self.state.to_move != self.agent_side)  # moves again
+        else:
+            last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
+        index = np.flatnonzero(moving)
         while index.size:
             part = batched.take(self.state, index)
             moves = self._opponent_moves(part, index)
@@ -296,6 +303,18 @@ class BoardVectorEnv(VectorEnv):
             terminal[index] = over
             index = index[~over & (part.to_move != self.agent_side[index])]
         return last, terminal
+
+    def _whole_batch_opponent_turn(self, moving: np.ndarray) -> np.ndarray:
+        """One batched opponent move in the sub-envs where ``moving``, chosen and played on
+        the whole batch (cheaper than gathering when most move); returns each sub-env's move,
+        or ``NO_ACTION`` where it did not move."""
+        assert self.opponent is not None
+        index = np.flatnonzero(moving)
+        uniforms = np.zeros(self.num_envs)
+        uniforms[index] = self._uniforms(index)  # only the moving sub-envs' streams advance
+        moves = self.opponent.act(self.state, uniforms)
+        self._play_where(moving, moves)
+        return np.where(moving, moves, NO_ACTION)
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
         values = np.asarray(actions)
