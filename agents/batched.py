@@ -4,7 +4,7 @@ A batched agent does not pick a move itself: ``candidates(state)`` returns, for 
 a batched rules state, the *set* of moves its single-env twin (``agents.make(game, name)``)
 may play there, as a ``uint64`` bitmask over action indices (bit ``a`` set = action ``a``).
 Every classic AI picks uniformly among such a set (it shuffles, then takes the first best
-move), so ``choose(candidates, uniforms)`` with one uniform draw per game plays exactly like
+move), so ``choose(candidates, draws)`` with one uniform ``uint64`` draw per game plays like
 the single agent, in distribution. The vector env owns the random numbers.
 
 ``make(game, spec)`` returns the batched twin of a built-in name, or ``None`` when there is
@@ -35,6 +35,7 @@ Candidates = Callable[[Any], np.ndarray]
 GATHER_LOW_BITS = np.uint64(0x0102_0408_1020_4080)
 """Multiplier moving bit 0 of byte ``k`` of a word to bit ``56 + k`` (no carries collide)."""
 TOP_BYTE = np.uint64(56)
+HALF_WORD = np.uint64(32)
 WORD_BITS = 64
 EXACT_FLOAT_BITS = 52
 FLOAT_WEIGHTS = 2.0 ** np.arange(EXACT_FLOAT_BITS)
@@ -63,13 +64,20 @@ def bits_from_mask(mask: np.ndarray) -> np.ndarray:
     return packed.astype(np.uint8).view(np.uint64).reshape(n)
 
 
-def choose(candidates: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """One action per game, uniformly among its candidate bits (``uniforms`` in [0, 1)).
+def random_draws(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` uniform ``uint64`` words from ``rng``: draws for ``choose``."""
+    return rng.integers(0, 2 ** WORD_BITS, size=n, dtype=np.uint64)
+
+
+def choose(candidates: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """One action per game, uniformly among its candidate bits: with ``c`` candidates and a
+    uniform ``uint64`` draw, the one of rank ``c * (draw >> 32) >> 32`` (from the lowest bit;
+    each of the ``c`` ranks gets ``2**32 / c`` of the draws, rounded down or up).
 
     Games without candidates (finished games) get action 0; their move is never applied.
     """
     counts = np.bitwise_count(candidates)
-    rank = np.minimum((uniforms * counts).astype(np.int64), np.maximum(counts, 1) - 1)
+    rank = ((draws >> HALF_WORD) * counts) >> HALF_WORD  # below counts, exact in uint64
     return nth_set_bit(candidates, rank)  # no candidates: word 0, rank 0, action 0
 
 
@@ -85,9 +93,9 @@ class BatchedAgent:
         self.name = name
         self.candidates = candidates
 
-    def act(self, state: Any, uniforms: np.ndarray) -> np.ndarray:
-        """One move per game of the batched ``state``, drawn with ``uniforms``."""
-        return choose(self.candidates(state), uniforms)
+    def act(self, state: Any, draws: np.ndarray) -> np.ndarray:
+        """One move per game of the batched ``state``, drawn with ``draws`` (``choose``)."""
+        return choose(self.candidates(state), draws)
 
     def __repr__(self) -> str:
         return f"BatchedAgent({self.name!r})"

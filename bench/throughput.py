@@ -88,7 +88,7 @@ def vector_env(game: str, n: int, opponent: str) -> Run:
         plies, clock = 0, Clock()
         while clock.elapsed() < seconds:
             legal = batched.bits_from_mask(info["action_mask"])
-            actions = batched.choose(legal, rng.random(n))
+            actions = batched.choose(legal, batched.random_draws(rng, n))
             _, _, _, _, info = env.step(actions)
             plies += int(np.count_nonzero(legal))  # the agent moved where it had a move
             plies += int(np.count_nonzero(info["_opponent_action"]))

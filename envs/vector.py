@@ -15,14 +15,15 @@ in the ending step, the last one in ``info["final_obs"]`` (where ``info["_final_
 
 Random streams. ``reset(seed=s)`` gives sub-env ``i`` the seed ``s + i`` (or ``seed[i]`` for
 a list), as ``SyncVectorEnv`` does. With a batched opponent (see ``agents.batched``) each
-sub-env draws from its own counter-based stream: draw ``k`` of sub-env ``i`` is
-``splitmix64(splitmix64(seed_i) + (k + 1) * golden_gamma)`` scaled to ``[0, 1)``, one draw
-per random first player and one per opponent move. So sub-env ``i``'s games depend only on
-its seed and its actions, not on N or on the other sub-envs, but they differ from a single
-env's (which shuffles with ``np.random.Generator``). With an opponent that has no batched
-twin (an ``Agent`` object, a checkpoint, ``alphabeta:4``), the single agent is run per
-sub-env with ``np.random.default_rng(seed_i)``, drawing the first player and the opponent's
-moves exactly as the single env does: sub-env ``i`` then plays the very games of
+sub-env draws from its own counter-based stream: draw ``k`` of sub-env ``i`` is the 64-bit
+word ``splitmix64(splitmix64(seed_i) + (k + 1) * golden_gamma)``, one draw per random first
+player (its top bit: 1 = the opponent moves first) and one per opponent move (its high 32
+bits pick among the candidate moves, see ``agents.batched.choose``). So sub-env ``i``'s games
+depend only on its seed and its actions, not on N or on the other sub-envs, but they differ
+from a single env's (which shuffles with ``np.random.Generator``). With an opponent that has
+no batched twin (an ``Agent`` object, a checkpoint, ``alphabeta:4``), the single agent is run
+per sub-env with ``np.random.default_rng(seed_i)``, drawing the first player and the
+opponent's moves exactly as the single env does: sub-env ``i`` then plays the very games of
 ``gym.make(id, **kwargs)`` reset with seed ``seed_i`` and given the same actions (slowly: a
 warning says so).
 """
@@ -58,8 +59,7 @@ NO_ACTION = -1
 GOLDEN_GAMMA = np.uint64(0x9E37_79B9_7F4A_7C15)
 MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
 MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
-MANTISSA_SHIFT = np.uint64(11)
-UNIT = 2.0 ** -53
+TOP_BIT = np.uint64(63)
 SEED_BOUND = 2 ** 63
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 
@@ -229,12 +229,17 @@ class BoardVectorEnv(VectorEnv):
             self._rngs = [np.random.default_rng(int(s)) for s in seeds]
         self._np_random, self._np_random_seed = gym.utils.seeding.np_random(int(seeds[0]))
 
-    def _uniforms(self, index: np.ndarray) -> np.ndarray:
-        """The next draw in ``[0, 1)`` of each sub-env in ``index`` (its stream advances)."""
+    def _draws(self, index: np.ndarray) -> np.ndarray:
+        """The next uniform ``uint64`` draw of each sub-env in ``index`` (its stream advances)."""
         counters = self._counters[index] + np.uint64(1)
         self._counters[index] = counters
-        z = _mix(self._keys[index] + counters * GOLDEN_GAMMA)
-        return (z >> MANTISSA_SHIFT) * UNIT
+        return _mix(self._keys[index] + counters * GOLDEN_GAMMA)
+
+    def _draws_where(self, moving: np.ndarray) -> np.ndarray:
+        """``_draws`` of the sub-envs where ``moving``, in a whole-batch array: only their
+        streams advance, and the other entries are no draws (not to be used)."""
+        self._counters += moving
+        return _mix(self._keys + self._counters * GOLDEN_GAMMA)
 
     def _start_games(self, index: np.ndarray) -> None:
         """Fresh games in sub-envs ``index``, drawing who moves first where it is random."""
@@ -252,7 +257,7 @@ class BoardVectorEnv(VectorEnv):
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
         if self.looped is not None:  # as the single env
             return np.array([draw_agent_side(self._rngs[i]) for i in index], dtype=np.int64)
-        return (self._uniforms(index) < 0.5).astype(np.int64)
+        return (self._draws(index) >> TOP_BIT).astype(np.int64)
 
     def _put(self, index: np.ndarray, part: Any) -> None:
         """Write the sub-batch ``part`` (or one game, broadcast) into the games ``index``."""
@@ -273,7 +278,7 @@ class BoardVectorEnv(VectorEnv):
     def _opponent_moves(self, part: Any, index: np.ndarray) -> np.ndarray:
         """The opponent's move in each game of the sub-batch ``part`` (sub-envs ``index``)."""
         if self.opponent is not None:
-            return self.opponent.act(part, self._uniforms(index))
+            return self.opponent.act(part, self._draws(index))
         assert self.looped is not None
         return self.looped.act_each(part, [self._rngs[i] for i in index])
 
@@ -309,10 +314,7 @@ class BoardVectorEnv(VectorEnv):
         the whole batch (cheaper than gathering when most move); returns each sub-env's move,
         or ``NO_ACTION`` where it did not move."""
         assert self.opponent is not None
-        index = np.flatnonzero(moving)
-        uniforms = np.zeros(self.num_envs)
-        uniforms[index] = self._uniforms(index)  # only the moving sub-envs' streams advance
-        moves = self.opponent.act(self.state, uniforms)
+        moves = self.opponent.act(self.state, self._draws_where(moving))
         self._play_where(moving, moves)
         return np.where(moving, moves, NO_ACTION)
 

@@ -42,7 +42,7 @@ def random_positions(game: str, n: int, seed: int = 0, first_stop: int = 0,
                                for a in range(legal.shape[1])], axis=1)
             mask = np.where((legal & ~ending).any(axis=1, keepdims=True), legal & ~ending, legal)
         moving = (ply < stop) & legal.any(axis=1)
-        actions = batched.choose(batched.bits_from_mask(mask), rng.random(n))
+        actions = batched.choose(batched.bits_from_mask(mask), batched.random_draws(rng, n))
         after = rules.apply_batch(state, actions)
         state = type(state)(*(np.where(moving, new, old) if isinstance(old, np.ndarray) else old
                               for new, old in zip(after, state, strict=True)))
@@ -56,8 +56,8 @@ def test_batched_rules_equal_single_rules(game: str) -> None:
     masks = rules.legal_mask(state)
     terminal = np.asarray(rules.is_terminal(state))
     outcomes = np.asarray(rules.outcome(state))
-    actions = batched.choose(batched.bits_from_mask(masks), np.linspace(0, 1, POSITIONS,
-                                                                       endpoint=False))
+    actions = batched.choose(batched.bits_from_mask(masks), batched.random_draws(
+        np.random.default_rng(1), POSITIONS))
     after = rules.apply_batch(state, actions)
     flipped = (reversi.flip_bits(state.me, state.opp, np.uint64(1) << actions.astype(np.uint64))
                if game == "reversi" else None)
@@ -198,7 +198,7 @@ def test_python_sum_adds_in_cpythons_order(floats: bool, ints: bool) -> None:
 
 def test_choose_is_uniform_over_candidates() -> None:
     candidates = np.full(60_000, 0b1010_0110, dtype=np.uint64)
-    moves = batched.choose(candidates, np.random.default_rng(0).random(60_000))
+    moves = batched.choose(candidates, batched.random_draws(np.random.default_rng(0), 60_000))
     values, counts = np.unique(moves, return_counts=True)
     assert values.tolist() == [1, 2, 5, 7]
     assert counts.min() > 14_000

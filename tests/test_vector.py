@@ -28,7 +28,7 @@ def make(env_id: str, num_envs: int = 8, **kwargs: Any) -> Any:
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per sub-env (0 where there is none)."""
-    return batched.choose(batched.bits_from_mask(masks), rng.random(len(masks)))
+    return batched.choose(batched.bits_from_mask(masks), batched.random_draws(rng, len(masks)))
 
 
 def rollout(env: Any, seed: int, steps: int = STEPS) -> list[tuple[np.ndarray, ...]]:

@@ -87,10 +87,9 @@ def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     holding the bit (from per-byte prefix counts in one word), then ``_SMALL_SELECT`` for
     the bit inside that byte."""
     words = np.ascontiguousarray(bits, dtype=np.uint64)
+    rank = np.asarray(k).astype(np.uint64, copy=False)
     if words.size and words.max() < len(_SET_BITS):
-        rows = words.astype(np.intp) * MEMO_CELLS
-        return _SMALL_SELECT.take(rows + k, mode="clip")
-    rank = np.asarray(k).astype(np.uint64)
+        return _SMALL_SELECT.take(words * _ROW + rank, mode="clip")
     byte_counts = np.bitwise_count(words.view(np.uint8)).view(np.uint64).reshape(words.shape)
     through = byte_counts * _EVERY_BYTE  # byte j: set bits in bytes 0..j
     # bytes whose running count is <= rank lie wholly below the wanted bit; count them
