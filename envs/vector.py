@@ -71,6 +71,11 @@ def _mix(z: np.ndarray) -> np.ndarray:
     return z ^ (z >> np.uint64(31))
 
 
+def _stream_draw(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    """Draw number ``counters`` of the streams keyed ``keys`` (see the module docstring)."""
+    return _mix(keys + counters * GOLDEN_GAMMA)
+
+
 def _seeds(seed: int | list[int] | None, n: int) -> np.ndarray:
     """One non-negative seed per sub-env: ``seed + i``, a list of n seeds, or fresh entropy."""
     if seed is None:
@@ -233,13 +238,13 @@ class BoardVectorEnv(VectorEnv):
         """The next uniform ``uint64`` draw of each sub-env in ``index`` (its stream advances)."""
         counters = self._counters[index] + np.uint64(1)
         self._counters[index] = counters
-        return _mix(self._keys[index] + counters * GOLDEN_GAMMA)
+        return _stream_draw(self._keys[index], counters)
 
     def _draws_where(self, moving: np.ndarray) -> np.ndarray:
         """``_draws`` of the sub-envs where ``moving``, in a whole-batch array: only their
         streams advance, and the other entries are no draws (not to be used)."""
         self._counters += moving
-        return _mix(self._keys + self._counters * GOLDEN_GAMMA)
+        return _stream_draw(self._keys, self._counters)
 
     def _start_games(self, index: np.ndarray) -> None:
         """Fresh games in sub-envs ``index``, drawing who moves first where it is random."""
