@@ -62,6 +62,10 @@ MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
 TOP_BIT = np.uint64(63)
 SEED_BOUND = 2 ** 63
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
+DE_BRUIJN = np.uint64(0x03F7_9D71_B4CB_0A89)
+"""A de Bruijn sequence B(2, 6): the top 6 bits of ``(1 << b) * DE_BRUIJN`` differ for each
+``b`` in 0..63, so they index a table of bit positions."""
+DE_BRUIJN_SHIFT = np.uint64(58)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -100,6 +104,92 @@ def _first_player_codes(first_player: Any, n: int) -> np.ndarray:
                      for v in values], dtype=np.int64)
 
 
+class _Observations:
+    """The agent's observations of N games: observed in full, or kept from step to step and
+    mended where a plane changed by one stone.
+
+    Every game's observation is a function of its two planes alone (``rules.observation``
+    reads ``me`` and ``opp``), and each set bit shows as one cell. In four-in-a-row each move
+    adds one stone, so after a step each plane differs from the last observed one in at most
+    one bit: that cell is written, the rest is kept. New games start from the empty board
+    (``restart``). A step with any other change is observed in full.
+
+    Args:
+        rules: the game's rules module.
+        fresh: a one-game batched state.
+        mend: keep and mend (else every call observes in full).
+    """
+
+    def __init__(self, rules: ModuleType, fresh: Any, mend: bool) -> None:
+        self.rules = rules
+        self.obs: np.ndarray | None = None
+        self.pairs: np.ndarray | None = None
+        """``(N, 2)`` planes of ``obs``."""
+        self.starts = np.zeros(0, dtype=np.intp)
+        """``(N, 2)``: where each plane of ``obs`` starts in its flat view."""
+        self.cell_of: np.ndarray | None = None
+        """By de Bruijn index of bit ``b``: the flat cell showing bit ``b`` of plane 0 (None:
+        not mending)."""
+        self.mask_of = np.zeros(0, dtype=np.uint64)
+        """By de Bruijn index of bit ``b``: ``1 << b``."""
+        if mend:
+            self._map_cells(fresh)
+
+    def _map_cells(self, fresh: Any) -> None:
+        """Fill ``cell_of`` and ``mask_of``, unless a bit shows in more than one cell."""
+        bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
+        boards = batched.take(fresh, np.zeros(bits.shape, dtype=np.intp))
+        shown = self._observe(boards, bits, bits).reshape(64, 2, -1)
+        if (shown.sum(axis=2) > 1).any() or not np.array_equal(shown[:, 0], shown[:, 1]):
+            return
+        cells = shown[:, 0].argmax(axis=1)
+        on_board = shown[:, 0].sum(axis=1) > 0
+        index = ((bits * DE_BRUIJN) >> DE_BRUIJN_SHIFT).astype(np.intp)
+        self.mask_of = np.empty(64, dtype=np.uint64)
+        self.mask_of[index] = bits
+        self.cell_of = np.empty(64, dtype=np.intp)
+        self.cell_of[index] = cells
+        if not on_board[0]:  # index 0 also stands for "no change": point it at a real cell
+            self.mask_of[0], self.cell_of[0] = bits[on_board][0], cells[on_board][0]
+
+    def _observe(self, state: Any, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
+        """``rules.observation`` of the planes ``me``/``opp`` of the batched ``state``."""
+        return np.asarray(self.rules.observation(state._replace(me=me, opp=opp)))
+
+    def __call__(self, state: Any, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+        """A fresh ``(N, 2, rows, cols)`` observation of the planes ``mine``/``theirs`` of the
+        batched ``state``."""
+        if self.cell_of is None:
+            return self._observe(state, mine, theirs)
+        pairs = np.stack((mine, theirs), axis=1)
+        if self.obs is None or self.pairs is None or self.pairs.shape != pairs.shape:
+            self.obs = self._observe(state, mine, theirs)
+        else:
+            self._mend(state, pairs)
+        self.pairs = pairs
+        return self.obs.copy()
+
+    def restart(self, index: np.ndarray) -> None:
+        """Games ``index`` start again: their kept observation becomes the empty board's."""
+        if self.obs is not None and self.pairs is not None:
+            self.obs[index] = 0
+            self.pairs[index] = 0
+
+    def _mend(self, state: Any, pairs: np.ndarray) -> None:
+        """Bring ``obs`` from ``self.pairs`` to ``pairs``: cell by cell if every plane
+        changed by at most one stone, else observed in full."""
+        assert self.obs is not None and self.pairs is not None and self.cell_of is not None
+        changed = pairs ^ self.pairs
+        if np.bitwise_count(changed).max() > 1:
+            self.obs = self._observe(state, pairs[:, 0], pairs[:, 1])
+            return
+        index = ((changed * DE_BRUIJN) >> DE_BRUIJN_SHIFT).astype(np.intp)
+        shown = (pairs & self.mask_of.take(index)) != 0
+        if self.starts.shape != pairs.shape:
+            self.starts = np.arange(pairs.size).reshape(pairs.shape) * self.obs[0, 0].size
+        self.obs.reshape(-1)[self.starts + self.cell_of.take(index)] = shown.view(np.uint8)
+
+
 class BoardVectorEnv(VectorEnv):
     """N games of one board game against a batched opponent, stepped together.
 
@@ -123,6 +213,9 @@ class BoardVectorEnv(VectorEnv):
     """
 
     env_class: type[TurnBasedEnv]
+    mend_observations = False
+    """Keep the observations and mend them cell by cell (see ``_Observations``): for games
+    whose moves add one stone and whose full observation costs more than the mending."""
 
     def __init__(self, num_envs: int = 1, opponent: Any = None, first_player: Any = "random",
                  illegal_action: str = "lose", reward: str = "win",
@@ -159,6 +252,7 @@ class BoardVectorEnv(VectorEnv):
         self.state: Any = None
         self.agent_side = np.zeros(self.num_envs, dtype=np.int64)
         self._fresh = self.rules.initial_batch(1, **config)
+        self._observations = _Observations(self.rules, self._fresh, self.mend_observations)
         self._row_starts = np.arange(self.num_envs) * self.n_actions
         """Offset of each sub-env's row in the flattened ``(N, n_actions)`` masks."""
         self._needs_reset = np.ones(self.num_envs, dtype=bool)
@@ -258,6 +352,7 @@ class BoardVectorEnv(VectorEnv):
             sides[drawn] = self._random_sides(index[drawn])
         self.agent_side[index] = sides
         self._needs_reset[index] = False
+        self._observations.restart(index)
 
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
         if self.looped is not None:  # as the single env
@@ -343,8 +438,8 @@ class BoardVectorEnv(VectorEnv):
                 np.where(agent_to_move, state.opp, state.me))
 
     def _observation(self, planes: tuple[Any, Any] | None = None) -> np.ndarray:
-        mine, theirs = self._agent_planes() if planes is None else planes
-        return self.rules.observation(self.state._replace(me=mine, opp=theirs))
+        return self._observations(self.state,
+                                  *(self._agent_planes() if planes is None else planes))
 
     def _winners(self, index: np.ndarray) -> np.ndarray:
         """+1 agent won / -1 lost / 0 draw in the finished games ``index``."""
@@ -409,6 +504,8 @@ class FourInARowVectorEnv(BoardVectorEnv):
     """
 
     env_class = FourInARowEnv
+    mend_observations = True  # N = 4096: 253 us a step instead of 381 (tic-tac-toe's one
+    # table lookup, 91 us, is cheaper than mending; Reversi's flips change many stones)
 
 
 class TicTacToeVectorEnv(BoardVectorEnv):
