@@ -162,7 +162,7 @@ class _Observations:
         if self.cell_of is None:
             return self._observe(state, mine, theirs)
         pairs = np.stack((mine, theirs), axis=1)
-        if self.obs is None or self.pairs is None or self.pairs.shape != pairs.shape:
+        if self.obs is None or self.pairs is None:  # the first call
             self.obs = self._observe(state, mine, theirs)
         else:
             self._mend(state, pairs)
@@ -185,7 +185,7 @@ class _Observations:
             return
         index = ((changed * DE_BRUIJN) >> DE_BRUIJN_SHIFT).astype(np.intp)
         shown = (pairs & self.mask_of.take(index)) != 0
-        if self.starts.shape != pairs.shape:
+        if self.starts.size == 0:
             self.starts = np.arange(pairs.size).reshape(pairs.shape) * self.obs[0, 0].size
         self.obs.reshape(-1)[self.starts + self.cell_of.take(index)] = shown.view(np.uint8)
 
