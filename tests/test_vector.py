@@ -12,6 +12,7 @@ from gymnasium.vector.utils import batch_space
 
 import envs  # noqa: F401  (registers the ids)
 from agents import batched
+from envs import games
 from envs.games import IllegalMoveError
 
 FAST_OPPONENTS = {"Reversi-v0": "corner_best", "FourInARow-v0": "lookahead:1",
@@ -151,9 +152,7 @@ def agent_view(rules: Any, state: Any, agent_side: int) -> np.ndarray:
 def test_observations_replay_the_moves_of_each_game(env_id: str, game: str) -> None:
     """Each observation shows the position reached by the moves the sub-env reports, even
     when the caller writes into the arrays it was given, and through illegal actions."""
-    import importlib
-
-    rules = importlib.import_module(f"envs.games.{game}")
+    rules = games.rules(game)
     n = 24
     env = make(env_id, num_envs=n, opponent="random")
     rng = np.random.default_rng(4)
