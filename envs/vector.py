@@ -504,7 +504,7 @@ class FourInARowVectorEnv(BoardVectorEnv):
     """
 
     env_class = FourInARowEnv
-    mend_observations = True  # N = 4096: 253 us a step instead of 381 (tic-tac-toe's one
+    mend_observations = True  # N = 4096: 199 us a step instead of 363 (tic-tac-toe's one
     # table lookup, 91 us, is cheaper than mending; Reversi's flips change many stones)
 
 
