@@ -39,7 +39,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from agents import batched
-from envs.games.bitboard import popcount
+from envs.games.bitboard import popcount, single_bit_slot
 from envs.turn_based import (
     AGENT_WON,
     FIRST_PLAYER_CHOICES,
@@ -62,10 +62,6 @@ MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
 TOP_BIT = np.uint64(63)
 SEED_BOUND = 2 ** 63
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
-DE_BRUIJN = np.uint64(0x03F7_9D71_B4CB_0A89)
-"""A de Bruijn sequence B(2, 6): the top 6 bits of ``(1 << b) * DE_BRUIJN`` differ for each
-``b`` in 0..63, so they index a table of bit positions."""
-DE_BRUIJN_SHIFT = np.uint64(58)
 
 
 def _mix(z: np.ndarray) -> np.ndarray:
@@ -128,10 +124,10 @@ class _Observations:
         self.starts = np.zeros(0, dtype=np.intp)
         """``(N, 2)``: where each plane of ``obs`` starts in its flat view."""
         self.cell_of: np.ndarray | None = None
-        """By de Bruijn index of bit ``b``: the flat cell showing bit ``b`` of plane 0 (None:
-        not mending)."""
+        """By ``single_bit_slot`` of bit ``b``: the flat cell showing bit ``b`` of plane 0
+        (None: not mending)."""
         self.mask_of = np.zeros(0, dtype=np.uint64)
-        """By de Bruijn index of bit ``b``: ``1 << b``."""
+        """By ``single_bit_slot`` of bit ``b``: ``1 << b``."""
         if mend:
             self._map_cells(fresh)
 
@@ -144,12 +140,12 @@ class _Observations:
             return
         cells = shown[:, 0].argmax(axis=1)
         on_board = shown[:, 0].sum(axis=1) > 0
-        index = ((bits * DE_BRUIJN) >> DE_BRUIJN_SHIFT).astype(np.intp)
+        index = single_bit_slot(bits)
         self.mask_of = np.empty(64, dtype=np.uint64)
         self.mask_of[index] = bits
         self.cell_of = np.empty(64, dtype=np.intp)
         self.cell_of[index] = cells
-        if not on_board[0]:  # index 0 also stands for "no change": point it at a real cell
+        if not on_board[0]:  # slot 0 also stands for "no change": point it at a real cell
             self.mask_of[0], self.cell_of[0] = bits[on_board][0], cells[on_board][0]
 
     def _observe(self, state: Any, me: np.ndarray, opp: np.ndarray) -> np.ndarray:
@@ -183,7 +179,7 @@ class _Observations:
         if np.bitwise_count(changed).max() > 1:
             self.obs = self._observe(state, pairs[:, 0], pairs[:, 1])
             return
-        index = ((changed * DE_BRUIJN) >> DE_BRUIJN_SHIFT).astype(np.intp)
+        index = single_bit_slot(changed)
         shown = (pairs & self.mask_of.take(index)) != 0
         if self.starts.size == 0:
             self.starts = np.arange(pairs.size).reshape(pairs.shape) * self.obs[0, 0].size

@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import FULL64, MEMO_CELLS, WORD_BITS, compress, nth_set_bit
+from envs.games.bitboard import (
+    FULL64,
+    MEMO_CELLS,
+    WORD_BITS,
+    compress,
+    nth_set_bit,
+    single_bit_slot,
+)
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),
@@ -162,6 +169,13 @@ def test_nth_set_bit_of_an_empty_word_is_0(other: int) -> None:
     words = np.array([0, other, 0], dtype=np.uint64)
     lowest = (other & -other).bit_length() - 1
     assert nth_set_bit(words, np.zeros(3, dtype=np.int64)).tolist() == [0, lowest, 0]
+
+
+def test_single_bit_slots_differ_for_every_bit() -> None:
+    words = np.uint64(1) << np.arange(WORD_BITS, dtype=np.uint64)
+    slots = single_bit_slot(words)
+    assert sorted(slots.tolist()) == list(range(WORD_BITS))
+    assert single_bit_slot(np.zeros(1, dtype=np.uint64))[0] == slots[0]
 
 
 @st.composite

@@ -357,6 +357,19 @@ def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     return unpack(pair, cells)
 
 
+DE_BRUIJN = np.uint64(0x03F7_9D71_B4CB_0A89)
+"""A de Bruijn sequence B(2, 6): the top 6 bits of ``(1 << b) * DE_BRUIJN`` differ for each
+``b`` in 0..63."""
+SLOT_SHIFT = np.uint64(WORD_BITS - 6)
+
+
+def single_bit_slot(words: np.ndarray) -> np.ndarray:
+    """For words with at most one bit set: a slot in ``0..63`` (intp) that differs for each
+    bit position, so a 64-entry table indexed by it maps a single-bit word to anything about
+    its bit (the top 6 bits of a de Bruijn product). A word 0 gets the slot of bit 0."""
+    return ((words * DE_BRUIJN) >> SLOT_SHIFT).astype(np.intp)
+
+
 def bit_of(index: int | np.ndarray) -> Bits:
     """The bitboard with only bit ``index`` set (elementwise for an int array)."""
     if isinstance(index, np.ndarray):
