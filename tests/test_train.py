@@ -16,10 +16,12 @@ import torch
 import yaml
 
 import agents
+from agents import batched
 from agents.networks import reversi_moves
-from agents.policy import TRAIN_STATE_ENTRY, read_entry, read_metadata
+from agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
 from envs.games import reversi
 from train import plot, ppo, selfplay
+from train.config import load_config
 from train.ppo import env_counts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +128,17 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
     with pytest.raises(SystemExit):
         ppo.main(["--resume", str(tmp_path / "missing")])
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_vector_match_plays_one_whole_game_per_sub_env() -> None:
+    model = load_model(ROOT / "checkpoints" / "tictactoe.zip")
+    config = load_config("tictactoe")
+    for opponent in batched.names("tictactoe"):
+        result = ppo.vector_match(model, config, opponent, 64, seed=3)
+        assert (result.games, len(result.outcomes)) == (64, 64)
+        assert result.b_wins == 0 and result.a_wins + result.ties == 64, opponent
+    few, many = (ppo.vector_match(model, config, "random", games, seed=5) for games in (16, 64))
+    assert few.outcomes == many.outcomes[:16] and many.a_wins > 48
 
 
 def test_opponent_mix_splits_envs_by_weight() -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
+from gymnasium.vector import AutoresetMode
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
@@ -51,6 +52,7 @@ from agents.policy import (
     board_kwargs,
     check_game,
     checkpoint_metadata,
+    masked_logits,
     read_entry,
     read_metadata,
     write_entries,
@@ -464,6 +466,43 @@ def match(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agen
                       config=board_kwargs(config.env_kwargs))
 
 
+def vector_match(model: BaseAlgorithm, config: TrainConfig, opponent: str, games: int,
+                 seed: int) -> MatchResult:
+    """The learner against the batched AI ``opponent`` (``agents.batched.names``) over ``games``
+    games played side by side on the vector env, one forward pass a turn for all of them.
+
+    Sub-env ``i`` is seeded ``seed + i`` and plays one game (its first player drawn at random);
+    the learner plays the masked argmax, as its ``PolicyAgent`` does.
+    """
+    start = time.perf_counter()
+    venv = gym.make_vec(ENV_IDS[config.game], num_envs=games,
+                        vectorization_mode="vector_entry_point",
+                        autoreset_mode=AutoresetMode.SAME_STEP, opponent=opponent,
+                        **config.env_kwargs)
+    obs, info = venv.reset(seed=seed)
+    winners = np.zeros(games, dtype=np.int64)
+    done = np.zeros(games, dtype=bool)
+    while not done.all():
+        actions = masked_logits(model.policy, obs, info["action_mask"]).argmax(axis=1)
+        obs, _, terminated, truncated, info = venv.step(actions)
+        ended = (terminated | truncated) & ~done
+        winners[ended] = info["winner"][ended]
+        done |= ended
+    venv.close()
+    outcomes = tuple(int(winner) for winner in winners)
+    return MatchResult(canonical_name(config.game), "learner", opponent, games,
+                       outcomes.count(1), outcomes.count(-1), outcomes.count(0),
+                       time.perf_counter() - start, outcomes)
+
+
+def eval_match(model: BaseAlgorithm, config: TrainConfig, opponent: str, games: int,
+               seed: int) -> MatchResult:
+    """``vector_match`` when ``opponent`` has a batched version, else ``match``."""
+    if batched.make(config.game, opponent) is not None:
+        return vector_match(model, config, opponent, games, seed)
+    return match(model, config, opponent, games, seed)
+
+
 def win_rate(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
              games: int, seed: int) -> float:
     """The learner's win rate against ``opponent`` (first player random per game)."""
@@ -526,8 +565,8 @@ class RunCallback(BaseCallback):
         """Win and loss rates against the eval opponents: logged, saved to ``eval.json``;
         ``best.zip`` keeps the weights with the best mean (win rate - loss rate)."""
         config, step = self.run.config, self.model.num_timesteps
-        results = {spec: match(self.model, config, spec, config.eval_games, config.seed)
-                   for spec in config.eval_opponents}
+        results = {spec: eval_match(self.model, config, spec, config.eval_games,
+                                    config.seed) for spec in config.eval_opponents}
         wins = {spec: r.a_win_rate for spec, r in results.items()}
         losses = {spec: r.b_wins / r.games for spec, r in results.items()}
         for spec in results:
