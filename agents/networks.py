@@ -6,46 +6,33 @@ residual blocks, and a dense layer over every cell, so that the policy can tell 
 from a centre cell. A constant plane of ones is added to the input so that the zero padding
 (off the board) differs from an empty cell.
 
-This module imports only torch, gymnasium and stable-baselines3: checkpoints refer to
-``BoardCNN`` by its import path, so loading one (``agents.policy``) imports this module alone.
+This module imports only torch, gymnasium, stable-baselines3 and the rules core (numpy):
+checkpoints refer to ``BoardCNN`` by its import path, so loading one (``agents.policy``)
+imports this module alone.
 """
 
 from __future__ import annotations
 
 import gymnasium as gym
 import torch
-import torch.nn.functional as F
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
+
+from envs.games import reversi
+from envs.games.bitboard import pack, unpack
 
 KERNEL = 3
 PADDING = 1
 ONES_PLANES = 1
 MOBILITY_PLANES = 2
-DIRECTIONS = tuple((dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0))
-"""The 8 neighbour directions of a board cell as (row step, column step)."""
-
-
-def shift(planes: torch.Tensor, dr: int, dc: int) -> torch.Tensor:
-    """``planes`` moved by one cell along ``(dr, dc)`` (zeros enter at the edge):
-    ``out[..., r, c] = planes[..., r - dr, c - dc]``."""
-    rows, cols = planes.shape[-2:]
-    padded = F.pad(planes, (PADDING, PADDING, PADDING, PADDING))
-    return padded[..., PADDING - dr:PADDING - dr + rows, PADDING - dc:PADDING - dc + cols]
 
 
 def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
-    """Reversi legal-move plane of the owner of ``me`` (0/1 float boards ``(batch, rows,
-    cols)``): empty cells that end a run of ``opp`` discs starting next to one of ``me``."""
-    empty = 1 - torch.maximum(me, opp)
-    longest_run = max(me.shape[-2:]) - 2
-    moves = torch.zeros_like(me)
-    for dr, dc in DIRECTIONS:
-        run = shift(me, dr, dc) * opp
-        for _ in range(longest_run - 1):
-            run = torch.maximum(run, shift(run, dr, dc) * opp)
-        moves = torch.maximum(moves, shift(run, dr, dc) * empty)
-    return moves
+    """Reversi legal-move plane of the owner of ``me`` (0/1 float boards ``(batch, 8, 8)``):
+    the rules core's move generator (``reversi.legal_bits``) run on the packed boards."""
+    words = [pack(board.detach().cpu().numpy(), reversi.BOARD_MAP) for board in (me, opp)]
+    moves = unpack(reversi.legal_bits(*words), reversi.BOARD_MAP)
+    return torch.from_numpy(moves).to(dtype=me.dtype, device=me.device)
 
 
 class ResidualBlock(nn.Module):

@@ -18,7 +18,9 @@ from envs.games.bitboard import (
     WORD_BITS,
     compress,
     nth_set_bit,
+    pack,
     single_bit_slot,
+    unpack,
 )
 
 GAMES = [
@@ -176,6 +178,15 @@ def test_single_bit_slots_differ_for_every_bit() -> None:
     slots = single_bit_slot(words)
     assert sorted(slots.tolist()) == list(range(WORD_BITS))
     assert single_bit_slot(np.zeros(1, dtype=np.uint64))[0] == slots[0]
+
+
+@given(st.lists(st.integers(0, (1 << WORD_BITS) - 1), min_size=1, max_size=8),
+       st.permutations(range(WORD_BITS)))
+def test_pack_inverts_unpack(values: list[int], order: list[int]) -> None:
+    words = np.array(values, dtype=np.uint64)
+    for cells in (np.arange(WORD_BITS).reshape(8, 8), np.array(order[:9]).reshape(3, 3)):
+        kept = words & np.uint64(sum(1 << int(cell) for cell in cells.flat))
+        assert (pack(unpack(words, cells), cells) == kept).all()
 
 
 @st.composite

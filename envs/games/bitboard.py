@@ -340,6 +340,14 @@ def unpack(bits: Bits, cells: np.ndarray) -> np.ndarray:
     return flat.reshape(shape + cells.shape)
 
 
+def pack(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """The inverse of ``unpack`` for arrays: ``(..., *cells.shape)`` 0/1 values as uint64 words
+    (shape ``(...)``) with the bit at position ``cells[i]`` set where value ``i`` is 1."""
+    values = np.asarray(values)
+    flat = values.astype(np.uint64).reshape(*values.shape[:values.ndim - cells.ndim], cells.size)
+    return np.bitwise_or.reduce(flat << cells.reshape(-1).astype(np.uint64), axis=-1)
+
+
 def planes(me: Bits, opp: Bits, cells: np.ndarray) -> np.ndarray:
     """Two uint8 planes, ``me`` then ``opp``, on the board map ``cells``.
 
