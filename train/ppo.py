@@ -60,7 +60,7 @@ from agents.policy import (
 from envs.games import canonical_name
 from envs.sb3 import SB3VecEnv
 from train.config import TrainConfig, load_config, parse_overrides, read_yaml, save_config
-from train.evaluate import MatchResult, play_match
+from train.evaluate import A_WON, B_WON, TIE, MatchResult, play_match
 
 ALGO = "maskableppo"
 RUNS_DIR = Path("runs")
@@ -489,9 +489,9 @@ def vector_match(model: BaseAlgorithm, config: TrainConfig, opponent: str, games
         winners[ended] = info["winner"][ended]
         done |= ended
     venv.close()
-    outcomes = tuple(int(winner) for winner in winners)
+    outcomes = tuple(int(winner) for winner in winners)  # the env's winner: +1 the learner
     return MatchResult(canonical_name(config.game), "learner", opponent, games,
-                       outcomes.count(1), outcomes.count(-1), outcomes.count(0),
+                       outcomes.count(A_WON), outcomes.count(B_WON), outcomes.count(TIE),
                        time.perf_counter() - start, outcomes)
 
 
