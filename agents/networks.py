@@ -1,4 +1,5 @@
-"""A small residual CNN feature extractor for board observations from 3x3 to 8x8.
+"""Networks for board observations from 3x3 to 8x8: a small residual CNN feature extractor
+and a policy that plays every board in one canonical orientation.
 
 SB3's ``NatureCNN`` strides its 8x8 kernels by 4 and needs boards of 36x36 or more; board
 games want the opposite: 3x3 convolutions that keep the board size (``padding=1``), a few
@@ -6,16 +7,24 @@ residual blocks, and a dense layer over every cell, so that the policy can tell 
 from a centre cell. A constant plane of ones is added to the input so that the zero padding
 (off the board) differs from an empty cell.
 
-This module imports only torch, gymnasium, stable-baselines3 and the rules core (numpy):
-checkpoints refer to ``BoardCNN`` by its import path, so loading one (``agents.policy``)
-imports this module alone.
+Board games are symmetric: a mirrored position calls for the mirrored move.
+``SymmetricPolicy`` builds that in, by running the network on one canonical image of each
+board (``board_symmetries``).
+
+This module imports only torch, gymnasium, stable-baselines3, sb3-contrib and the rules
+core (numpy): checkpoints refer to ``BoardCNN`` and ``SymmetricPolicy`` by their import
+paths, so loading one (``agents.policy``) imports this module alone.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import gymnasium as gym
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
 
 from envs.games import reversi
@@ -89,3 +98,165 @@ class BoardCNN(BaseFeaturesExtractor):
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         return torch.relu(self.head(torch.flatten(x, start_dim=1)))
+
+
+# -- board symmetries ------------------------------------------------------------------------
+
+def board_symmetries(rows: int, cols: int, n_actions: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The symmetries of a ``rows x cols`` board as index permutations.
+
+    Returns ``(cells, actions)``: row ``g`` of ``cells`` (``(G, rows*cols)``) maps board
+    ``b`` (cells row-major) to its image ``b[cells[g]]``; row ``g`` of ``actions`` maps an
+    action in the image to the same move on ``b``. Boards whose actions are cells
+    (``n_actions == rows*cols``) have the symmetries of the rectangle (8 when square, else
+    4); boards whose actions are columns (``n_actions == cols``, four-in-a-row) have the
+    left-right mirror only. The identity is row 0.
+
+    Raises:
+        ValueError: ``n_actions`` is neither the number of cells nor of columns.
+    """
+    grid = torch.arange(rows * cols).reshape(rows, cols)
+    if n_actions == rows * cols:
+        images = [grid, grid.flip(0), grid.flip(1), grid.flip(0, 1)]
+        if rows == cols:
+            images += [image.T for image in images]
+        cells = torch.stack([image.reshape(-1) for image in images])
+        return cells, cells
+    if n_actions == cols:
+        columns = torch.arange(cols)
+        return (torch.stack([grid.reshape(-1), grid.flip(1).reshape(-1)]),
+                torch.stack([columns, columns.flip(0)]))
+    raise ValueError(f"no board symmetries for {n_actions} actions on a {rows}x{cols} board "
+                     "(actions must be cells or columns); use --set symmetric=false")
+
+
+WORD_BITS = 63
+"""The board's bits are compared as unsigned words of this many bits, word 0 first."""
+HALF_BITS = 31
+"""Each word is compared as its high then low part, so every key is exact in float64."""
+
+
+def key_weights(cells: torch.Tensor, planes: int) -> torch.Tensor:
+    """Weights ``(planes*C, G*K)`` giving, by one matmul with a batch of flattened 0/1
+    boards, the ``K`` sort keys of each board's ``G`` images (``cells``, ``(G, C)``).
+
+    Key 0 is the moment: the sum over stones of their cell index in the image. Then the
+    image's bits, plane by plane (bit ``t`` = plane ``t // C``, cell ``t % C``), read as
+    words of ``WORD_BITS`` bits (bit ``t`` has weight ``2 ** (t % WORD_BITS)`` in word
+    ``t // WORD_BITS``), each split into its high and low part. All keys are integers below
+    ``2 ** 53``, so float64 sums them exactly.
+    """
+    groups, size = cells.shape
+    words = -(-planes * size // WORD_BITS)
+    weights = torch.zeros(planes * size, groups, 1 + 2 * words, dtype=torch.float64)
+    image_cell = cells.argsort(dim=1)  # image_cell[g, i]: where board cell i lands in image g
+    for plane in range(planes):
+        rows = plane * size + torch.arange(size)
+        for g in range(groups):
+            bit = plane * size + image_cell[g]
+            word, place = bit // WORD_BITS, bit % WORD_BITS
+            high = place >= HALF_BITS
+            weights[rows, g, 0] = image_cell[g].double()
+            weights[rows, g, 1 + 2 * word + (~high).long()] = torch.where(
+                high, 2.0 ** (place - HALF_BITS), 2.0 ** place).double()
+    return weights.reshape(planes * size, -1)
+
+
+def lexicographic_argmin(keys: torch.Tensor) -> torch.Tensor:
+    """Per row of ``keys`` ``(batch, G, K)``, the first ``g`` whose key tuple
+    ``(keys[., g, 0], keys[., g, 1], ...)`` is smallest; shape ``(batch,)``."""
+    candidates = torch.ones(keys.shape[:2], dtype=torch.bool, device=keys.device)
+    for key in keys.unbind(dim=2):
+        masked = torch.where(candidates, key, torch.inf)
+        candidates &= masked == masked.min(dim=1, keepdim=True).values
+    return candidates.to(torch.uint8).argmax(dim=1)
+
+
+class SymmetricPolicy(MaskableActorCriticPolicy):
+    """A ``MaskableActorCriticPolicy`` that sees every board in one canonical orientation.
+
+    Each observation is replaced by the least of its symmetric images (``board_symmetries``)
+    under a fixed order: first the stones' weighted sum of row-major cell indices (so the
+    chosen image changes little from move to move), then the board's bits, which makes the
+    choice exact. The network runs on that image; masks and actions are mapped to it and
+    back. So positions that are mirror images of each other share one set of weights and
+    get mirrored moves and equal values, and the 4 equivalent opening lines of Reversi are
+    learnt once instead of four times. Every public method (``forward``,
+    ``evaluate_actions``, ``get_distribution``, ``predict_values``, ``predict``) takes and
+    returns the original orientation, so PPO, masks and agents use it unchanged.
+
+    Raises:
+        ValueError: the observation is not ``(planes, rows, cols)``, or the actions are not
+            cells or columns (``board_symmetries``).
+    """
+
+    cells: torch.Tensor
+    actions: torch.Tensor
+    to_image: torch.Tensor
+    keys: torch.Tensor
+
+    def __init__(self, observation_space: gym.spaces.Space, action_space: gym.spaces.Space,
+                 *args: Any, **kwargs: Any) -> None:
+        super().__init__(observation_space, action_space, *args, **kwargs)
+        shape = observation_space.shape
+        if shape is None or len(shape) != 3 or not isinstance(action_space, gym.spaces.Discrete):
+            raise ValueError(f"SymmetricPolicy needs (planes, rows, cols) boards and Discrete "
+                             f"actions, got {observation_space} and {action_space}")
+        planes, rows, cols = shape
+        cells, actions = board_symmetries(rows, cols, int(action_space.n))
+        self.register_buffer("cells", cells, persistent=False)
+        self.register_buffer("actions", actions, persistent=False)
+        self.register_buffer("to_image", actions.argsort(dim=1), persistent=False)
+        self.register_buffer("keys", key_weights(cells, planes), persistent=False)
+
+    def canonical(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
+        """The canonical image of each board in ``obs`` and which symmetry made it."""
+        if not isinstance(obs, torch.Tensor):
+            raise TypeError(f"SymmetricPolicy takes a batch of boards as one tensor, got "
+                            f"{type(obs).__name__}")
+        batch, planes = obs.shape[:2]
+        boards = obs.reshape(batch, planes, -1)
+        keys = ((boards != 0).reshape(batch, -1).double() @ self.keys).reshape(
+            batch, len(self.cells), -1)
+        chosen = lexicographic_argmin(keys)
+        image = boards.gather(2, self.cells[chosen].unsqueeze(1).expand_as(boards))
+        return image.reshape(obs.shape), chosen
+
+    def image_masks(self, masks: Any, chosen: torch.Tensor) -> Any:
+        """Action masks of the original boards, mapped onto their canonical images."""
+        if masks is None:
+            return None
+        masks = torch.as_tensor(masks, device=chosen.device).reshape(len(chosen), -1)
+        return masks.gather(1, self.actions[chosen])
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False,
+                action_masks: Any = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Actions (original orientation), values and log-probabilities, as SB3's forward."""
+        image, chosen = self.canonical(obs)
+        image_actions, values, log_prob = super().forward(
+            image, deterministic, self.image_masks(action_masks, chosen))
+        actions = self.actions[chosen].gather(1, image_actions.reshape(-1, 1))
+        return actions.reshape(image_actions.shape), values, log_prob
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
+                         action_masks: Any = None
+                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Values, log-likelihoods and entropies of original-orientation ``actions``."""
+        image, chosen = self.canonical(obs)
+        image_actions = self.to_image[chosen].gather(1, actions.long().reshape(-1, 1))
+        return super().evaluate_actions(image, image_actions.reshape(actions.shape),
+                                        self.image_masks(action_masks, chosen))
+
+    def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:
+        """The masked action distribution over original-orientation actions."""
+        image, chosen = self.canonical(obs)
+        categorical: Any = super().get_distribution(image).distribution
+        distribution = self.action_dist.proba_distribution(
+            action_logits=categorical.logits.gather(1, self.to_image[chosen]))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def predict_values(self, obs: PyTorchObs) -> torch.Tensor:
+        """Values of the boards (those of their canonical images)."""
+        return super().predict_values(self.canonical(obs)[0])

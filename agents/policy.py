@@ -135,8 +135,7 @@ def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> n
     """The policy's action logits for a batch of observations; illegal actions get -inf."""
     with torch.inference_mode():
         obs = torch.as_tensor(observations, dtype=torch.float32)  # SB3's preprocessing of a Box
-        features = policy.pi_features_extractor(obs)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+        logits = policy.get_distribution(obs).distribution.logits.numpy()
     return np.where(masks, logits, MASKED_LOGIT)
 
 

@@ -22,6 +22,7 @@ from agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metada
 from envs.games import reversi
 from train import plot, ppo, selfplay
 from train.config import load_config
+from train.evaluate import play_match
 from train.ppo import env_counts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,15 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
     assert any((run / "tb").rglob("events.out.tfevents*"))
     agent = agents.make(game, str(run / "checkpoints" / "best.zip"))
     assert agent is not None
+
+
+@pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])
+def test_symmetric_policy_trains_saves_and_plays(game: str, tmp_path: Path) -> None:
+    run = train_tiny(game, tmp_path, 1024, "--set", "symmetric=true")
+    model = load_model(run / "checkpoints" / "last.zip")
+    assert type(model.policy).__name__ == "SymmetricPolicy"
+    result = play_match(game, str(run / "checkpoints" / "last.zip"), "random", games=4)
+    assert result.a_wins + result.b_wins + result.ties == 4
 
 
 def test_resume_after_sigkill_continues_the_step_count(tmp_path: Path) -> None:

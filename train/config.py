@@ -40,6 +40,8 @@ class TrainConfig:
             vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
         channels, blocks, features_dim, mobility: the ``BoardCNN`` feature extractor
             (``mobility``: Reversi's legal-move planes as extra inputs).
+        symmetric: the policy sees every board in one canonical orientation
+            (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_games: games per opponent in each evaluation (first player random per game).
@@ -77,6 +79,7 @@ class TrainConfig:
     blocks: int = 2
     features_dim: int = 256
     mobility: bool = False
+    symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_games: int = 100

@@ -45,7 +45,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 import agents
 import envs  # noqa: F401  (registers the env ids)
 from agents import batched
-from agents.networks import BoardCNN
+from agents.networks import BoardCNN, SymmetricPolicy
 from agents.policy import (
     TRAIN_STATE_ENTRY,
     PolicyAgent,
@@ -433,7 +433,8 @@ def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dic
 # -- model -----------------------------------------------------------------------------------
 
 def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) -> MaskablePPO:
-    """A fresh MaskablePPO with the ``BoardCNN`` extractor, as ``config`` says."""
+    """A fresh MaskablePPO with the ``BoardCNN`` extractor, as ``config`` says (the
+    ``SymmetricPolicy`` when ``config.symmetric``)."""
     policy_kwargs = {
         "features_extractor_class": BoardCNN,
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
@@ -444,8 +445,9 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) 
     learning_rate: float | LinearSchedule = config.learning_rate
     if config.lr_schedule == "linear":
         learning_rate = LinearSchedule(config.learning_rate, 0.0, 1.0)
+    policy = SymmetricPolicy if config.symmetric else "MlpPolicy"
     return MaskablePPO(
-        "MlpPolicy", vec_env, learning_rate=learning_rate, n_steps=config.n_steps,
+        policy, vec_env, learning_rate=learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,

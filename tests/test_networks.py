@@ -1,0 +1,100 @@
+"""The networks' symmetries: ``board_symmetries`` and ``SymmetricPolicy``, through their API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.networks import BoardCNN, SymmetricPolicy, board_symmetries
+from agents.policy import masked_logits
+from envs.games import four_in_a_row, reversi, tictactoe
+
+Transform = Callable[[np.ndarray], np.ndarray]
+IDENTITY: Transform = np.asarray
+SQUARE: list[Transform] = [
+    IDENTITY, np.flipud, np.fliplr, lambda b: np.rot90(b, 2),
+    np.transpose, lambda b: np.rot90(b, 1), lambda b: np.rot90(b, 3),
+    lambda b: np.rot90(b, 2).T,
+]
+MIRROR: list[Transform] = [IDENTITY, np.fliplr]
+
+
+def make_policy(rules: ModuleType) -> SymmetricPolicy:
+    """An untrained symmetric policy for ``rules``' default board (random weights)."""
+    torch.manual_seed(0)
+    state = rules.initial_state()
+    shape = rules.observation(state).shape
+    policy = SymmetricPolicy(
+        gym.spaces.Box(0, 1, shape, np.uint8), gym.spaces.Discrete(rules.legal_mask(state).size),
+        lambda _: 1e-3, features_extractor_class=BoardCNN,
+        features_extractor_kwargs={"channels": 8, "blocks": 1, "features_dim": 32},
+        net_arch=[16])
+    policy.set_training_mode(False)
+    return policy
+
+
+def random_position(rules: ModuleType, seed: int) -> object:
+    """A position of a random game of ``rules`` that is not over."""
+    rng = np.random.default_rng(seed)
+    state = rules.initial_state()
+    for _ in range(rng.integers(0, 40)):
+        following = rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+        if rules.is_terminal(following):
+            break
+        state = following
+    return state
+
+
+def action_map(rules: ModuleType, state: object, transform: Transform) -> np.ndarray:
+    """For each action on the transformed board, the same move on the original board."""
+    rows, cols = rules.observation(state).shape[1:]
+    cells = transform(np.arange(rows * cols).reshape(rows, cols)).reshape(-1)
+    return cells if rules.legal_mask(state).size == rows * cols else cells[:cols] % cols
+
+
+@pytest.mark.parametrize(("rows", "cols", "actions", "count"), [
+    (8, 8, 64, 8), (3, 3, 9, 8), (6, 7, 42, 4), (6, 7, 7, 2)])
+def test_board_symmetries_are_those_of_the_rectangle(rows: int, cols: int, actions: int,
+                                                     count: int) -> None:
+    cells, moves = board_symmetries(rows, cols, actions)
+    assert cells.shape == (count, rows * cols) and moves.shape == (count, actions)
+    assert (cells[0] == torch.arange(rows * cols)).all()
+    assert len({tuple(row.tolist()) for row in cells}) == count
+    assert all(sorted(row.tolist()) == list(range(actions)) for row in moves)
+
+
+def test_board_symmetries_refuse_other_action_spaces() -> None:
+    with pytest.raises(ValueError, match="symmetric=false"):
+        board_symmetries(6, 7, 13)
+
+
+@pytest.mark.parametrize(("rules", "transforms"), [
+    pytest.param(reversi, SQUARE, id="reversi"),
+    pytest.param(tictactoe, SQUARE, id="tictactoe"),
+    pytest.param(four_in_a_row, MIRROR, id="four_in_a_row"),
+])
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_symmetric_policy_mirrors_moves_and_keeps_values(
+        rules: ModuleType, transforms: list[Transform], seed: int) -> None:
+    policy = make_policy(rules)
+    state = random_position(rules, seed)
+    board, mask = rules.observation(state), rules.legal_mask(state)
+    logits = masked_logits(policy, board[None], mask[None])[0]
+    value = policy.predict_values(torch.as_tensor(board[None], dtype=torch.float32))
+    images = [np.stack([transform(plane) for plane in board]) for transform in transforms]
+    self_symmetric = any((image == board).all() for image in images[1:])
+    for transform, image in zip(transforms, images, strict=True):
+        moves = action_map(rules, state, transform)
+        image_logits = masked_logits(policy, image[None], mask[moves][None])[0]
+        if not self_symmetric:  # else which of the equal moves gets which logit is free
+            np.testing.assert_allclose(image_logits, logits[moves], atol=1e-5)
+        image_value = policy.predict_values(torch.as_tensor(image[None], dtype=torch.float32))
+        torch.testing.assert_close(image_value, value)
