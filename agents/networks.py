@@ -23,6 +23,7 @@ from typing import Any
 import gymnasium as gym
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import BaseModel
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
@@ -249,10 +250,7 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
 
     def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:
         """The masked action distribution over original-orientation actions."""
-        image, chosen = self.canonical(obs)
-        categorical: Any = super().get_distribution(image).distribution
-        distribution = self.action_dist.proba_distribution(
-            action_logits=categorical.logits.gather(1, self.to_image[chosen]))
+        distribution = self.action_dist.proba_distribution(action_logits=action_logits(self, obs))
         if action_masks is not None:
             distribution.apply_masking(action_masks)
         return distribution
@@ -260,3 +258,21 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
     def predict_values(self, obs: PyTorchObs) -> torch.Tensor:
         """Values of the boards (those of their canonical images)."""
         return super().predict_values(self.canonical(obs)[0])
+
+
+def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:
+    """The action logits (unnormalised, unmasked) of ``policy`` for a batch of boards ``obs``.
+
+    The one place that runs a policy's actor: extractor, actor layers, action layer; for a
+    ``SymmetricPolicy`` on the canonical images, mapped back to the original orientation.
+    """
+    if isinstance(policy, SymmetricPolicy):
+        image, chosen = policy.canonical(obs)
+        return action_logits_of(policy, image).gather(1, policy.to_image[chosen])
+    return action_logits_of(policy, obs)
+
+
+def action_logits_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:
+    """``policy``'s actor on ``obs`` as it is (no canonical image)."""
+    features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))

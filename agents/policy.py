@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.networks import action_logits
 from envs.games import canonical_name, rules
 
 METADATA_ENTRY = "boardgym.json"
@@ -135,7 +136,7 @@ def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> n
     """The policy's action logits for a batch of observations; illegal actions get -inf."""
     with torch.inference_mode():
         obs = torch.as_tensor(observations, dtype=torch.float32)  # SB3's preprocessing of a Box
-        logits = policy.get_distribution(obs).distribution.logits.numpy()
+        logits = action_logits(policy, obs).numpy()
     return np.where(masks, logits, MASKED_LOGIT)
 
 
