@@ -173,6 +173,12 @@ def lexicographic_argmin(keys: torch.Tensor) -> torch.Tensor:
     return candidates.to(torch.uint8).argmax(dim=1)
 
 
+def permute_actions(actions: torch.Tensor, permutations: torch.Tensor) -> torch.Tensor:
+    """Each of ``actions`` (any shape, one per board) through its board's row of
+    ``permutations`` ``(batch, n_actions)``: ``permutations[i, actions[i]]``."""
+    return permutations.gather(1, actions.long().reshape(-1, 1)).reshape(actions.shape)
+
+
 class SymmetricPolicy(MaskableActorCriticPolicy):
     """A ``MaskableActorCriticPolicy`` that sees every board in one canonical orientation.
 
@@ -236,16 +242,14 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
         image, chosen = self.canonical(obs)
         image_actions, values, log_prob = super().forward(
             image, deterministic, self.image_masks(action_masks, chosen))
-        actions = self.actions[chosen].gather(1, image_actions.reshape(-1, 1))
-        return actions.reshape(image_actions.shape), values, log_prob
+        return permute_actions(image_actions, self.actions[chosen]), values, log_prob
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
                          action_masks: Any = None
                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Values, log-likelihoods and entropies of original-orientation ``actions``."""
         image, chosen = self.canonical(obs)
-        image_actions = self.to_image[chosen].gather(1, actions.long().reshape(-1, 1))
-        return super().evaluate_actions(image, image_actions.reshape(actions.shape),
+        return super().evaluate_actions(image, permute_actions(actions, self.to_image[chosen]),
                                         self.image_masks(action_masks, chosen))
 
     def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:

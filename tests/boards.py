@@ -1,6 +1,10 @@
-"""Build rules states from ASCII boards for tests: ``X`` first player, ``O`` second, else empty."""
+"""Build rules states for tests: from ASCII boards (``X`` first player, ``O`` second, else
+empty), or by random play."""
 
 from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -43,3 +47,16 @@ def ttt_state(text: str, to_move: int = 0) -> tictactoe.State:
     me, opp = _sides(_bits(rows, "X", tictactoe.BOARD_MAP), _bits(rows, "O", tictactoe.BOARD_MAP),
                      to_move)
     return tictactoe.State(me, opp, to_move)
+
+
+def random_position(rules: ModuleType, rng: np.random.Generator, moves: int,
+                    **config: Any) -> Any:
+    """A position of ``rules`` after up to ``moves`` random moves, stopping before the game
+    ends (``config``: the options of ``initial_state``)."""
+    state = rules.initial_state(**config)
+    for _ in range(moves):
+        after = rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+        if rules.is_terminal(after):
+            break
+        state = after
+    return state

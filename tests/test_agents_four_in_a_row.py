@@ -13,6 +13,7 @@ import pytest
 import agents
 from agents.four_in_a_row import potential
 from envs.games import four_in_a_row
+from tests.boards import random_position
 
 SEEDS = range(30)
 EMPTY, ME, OPP = ".", "X", "O"
@@ -120,18 +121,6 @@ def columns_of(state: four_in_a_row.State) -> list[list[str]]:
              for r in reversed(range(rows))] for c in range(cols)]
 
 
-def random_position(rng: np.random.Generator, moves: int, **size: int) -> four_in_a_row.State:
-    """A position after up to ``moves`` random moves (stopping before the game ends)."""
-    state = four_in_a_row.initial_state(**size)
-    for _ in range(moves):
-        legal = np.flatnonzero(four_in_a_row.legal_mask(state))
-        after = four_in_a_row.apply(state, int(rng.choice(legal)))
-        if four_in_a_row.is_terminal(after):
-            break
-        state = after
-    return state
-
-
 # -- tests ---------------------------------------------------------------------------------
 
 
@@ -178,7 +167,7 @@ def test_depth_zero_and_a_full_board_give_zeros() -> None:
 ])
 def test_potential_equals_the_classic_algorithm_exactly(size: dict[str, int], depth: int,
                                                          seed: int, moves: int) -> None:
-    state = random_position(np.random.default_rng(seed), moves, **size)
+    state = random_position(four_in_a_row, np.random.default_rng(seed), moves, **size)
     expected = classic_potential(columns_of(state), ME, depth, state.geom.connect)
     assert any(value not in (-1, 0, 1) for value in expected)  # a position worth checking
     assert list(potential(state, depth)) == expected

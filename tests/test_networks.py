@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from agents.networks import BoardCNN, SymmetricPolicy, board_symmetries
 from agents.policy import masked_logits
 from envs.games import four_in_a_row, reversi, tictactoe
+from tests.boards import random_position
 
 Transform = Callable[[np.ndarray], np.ndarray]
 IDENTITY: Transform = np.asarray
@@ -38,18 +39,6 @@ def make_policy(rules: ModuleType) -> SymmetricPolicy:
         net_arch=[16])
     policy.set_training_mode(False)
     return policy
-
-
-def random_position(rules: ModuleType, seed: int) -> object:
-    """A position of a random game of ``rules`` that is not over."""
-    rng = np.random.default_rng(seed)
-    state = rules.initial_state()
-    for _ in range(rng.integers(0, 40)):
-        following = rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
-        if rules.is_terminal(following):
-            break
-        state = following
-    return state
 
 
 def action_map(rules: ModuleType, state: object, transform: Transform) -> np.ndarray:
@@ -85,7 +74,8 @@ def test_board_symmetries_refuse_other_action_spaces() -> None:
 def test_symmetric_policy_mirrors_moves_and_keeps_values(
         rules: ModuleType, transforms: list[Transform], seed: int) -> None:
     policy = make_policy(rules)
-    state = random_position(rules, seed)
+    rng = np.random.default_rng(seed)
+    state = random_position(rules, rng, int(rng.integers(0, 40)))
     board, mask = rules.observation(state), rules.legal_mask(state)
     logits = masked_logits(policy, board[None], mask[None])[0]
     value = policy.predict_values(torch.as_tensor(board[None], dtype=torch.float32))
