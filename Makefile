@@ -17,7 +17,7 @@ lint:
 	$(PY) -m mypy
 
 bench:
-	$(PY) -m bench.throughput
+	$(PY) -m boardgym.bench.throughput
 
 evaluate:  ## the main job: the shipped Reversi checkpoint against corner_best
-	$(PY) -m train.evaluate reversi checkpoints/reversi.zip corner_best --games 300 --seed 0
+	$(PY) -m boardgym evaluate reversi checkpoints/reversi.zip corner_best --games 300 --seed 0

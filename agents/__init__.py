@@ -9,14 +9,14 @@ from __future__ import annotations
 from importlib import import_module
 from pathlib import Path
 
-from agents.base import Agent, AgentFactory, RandomAgent
-from envs.games import canonical_name
+from boardgym.agents.base import Agent, AgentFactory, RandomAgent
+from boardgym.envs.games import canonical_name
 
 CHECKPOINT_SUFFIX = ".zip"
 
 
 def _registry(game: str) -> dict[str, AgentFactory]:
-    module = import_module(f"agents.{canonical_name(game)}")
+    module = import_module(f"boardgym.agents.{canonical_name(game)}")
     return module.AGENTS  # type: ignore[no-any-return]
 
 
@@ -50,7 +50,7 @@ def make(game: str, spec: str | Agent, *, stochastic: bool = False) -> Agent:
         raise ValueError(f"an agent spec must be a string or an Agent, got {spec!r}")
     registry = _registry(game)
     if is_checkpoint_spec(spec):
-        from agents.policy import load_policy  # heavy (torch): imported only when needed
+        from boardgym.agents.policy import load_policy  # heavy (torch): imported only when needed
 
         return load_policy(spec, canonical_name(game), stochastic=stochastic)
     name, _, arg = spec.partition(":")

@@ -7,8 +7,7 @@ from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-
-from envs.games.bitboard import nth_set_bit
+from boardgym.envs.games.bitboard import nth_set_bit
 
 
 @runtime_checkable

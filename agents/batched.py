@@ -23,11 +23,16 @@ from functools import cache
 from typing import Any, NamedTuple
 
 import numpy as np
-
-from agents.four_in_a_row import DEFAULT_DEPTH as DEFAULT_LOOKAHEAD_DEPTH
-from agents.tictactoe import CELL_GROUPS, CENTRE_FIRST, CORNER_FIRST, move_values, winning_cell
-from envs.games import canonical_name, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import FULL64, bit_of, nth_set_bit, popcount, unpack
+from boardgym.agents.four_in_a_row import DEFAULT_DEPTH as DEFAULT_LOOKAHEAD_DEPTH
+from boardgym.agents.tictactoe import (
+    CELL_GROUPS,
+    CENTRE_FIRST,
+    CORNER_FIRST,
+    move_values,
+    winning_cell,
+)
+from boardgym.envs.games import canonical_name, four_in_a_row, reversi, tictactoe
+from boardgym.envs.games.bitboard import FULL64, bit_of, nth_set_bit, popcount, unpack
 
 Candidates = Callable[[Any], np.ndarray]
 """Batched state -> ``uint64`` bitmask per game of the moves the agent may choose."""

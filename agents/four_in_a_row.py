@@ -16,10 +16,9 @@ from __future__ import annotations
 from functools import cache, lru_cache
 
 import numpy as np
-
-from agents.base import Agent, AgentFactory, RandomAgent, no_argument
-from agents.four_in_a_row_strong import AGENTS as STRONG_AGENTS
-from envs.games import four_in_a_row as rules
+from boardgym.agents.base import Agent, AgentFactory, RandomAgent, no_argument
+from boardgym.agents.four_in_a_row_strong import AGENTS as STRONG_AGENTS
+from boardgym.envs.games import four_in_a_row as rules
 
 DEFAULT_DEPTH = 2
 POTENTIAL_CACHE_SIZE = 1 << 18

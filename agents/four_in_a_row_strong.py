@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from agents.base import AgentFactory
-from agents.search import Heuristics, alphabeta_factory, decisive, mcts_factory
-from envs.games import four_in_a_row as rules
-from envs.games.four_in_a_row import Geometry, State
+from boardgym.agents.base import AgentFactory
+from boardgym.agents.search import Heuristics, alphabeta_factory, decisive, mcts_factory
+from boardgym.envs.games import four_in_a_row as rules
+from boardgym.envs.games.four_in_a_row import Geometry, State
 
 EXACT_EMPTIES = 20
 """From this many empty cells or fewer, try to search exactly to the end of the game..."""

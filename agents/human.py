@@ -16,9 +16,8 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
-from envs import render
-from envs.games import canonical_name
+from boardgym.envs import render
+from boardgym.envs.games import canonical_name
 
 SIDES = {"reversi": ("X", "O"), "four_in_a_row": ("red", "black"), "tictactoe": ("X", "O")}
 """Side names per game: the first names the X stones (black discs, red tokens)."""

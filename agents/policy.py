@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 import torch
-
-from agents.networks import action_logits
-from envs.games import canonical_name, rules
+from boardgym.agents.networks import action_logits
+from boardgym.envs.games import canonical_name, rules
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"

@@ -20,11 +20,10 @@ is "most flips" and "fewest discs" is "fewest flips".
 from __future__ import annotations
 
 import numpy as np
-
-from agents.base import AgentFactory, RandomAgent, no_argument
-from agents.reversi_strong import AGENTS as STRONG_AGENTS
-from envs.games import reversi as rules
-from envs.games.bitboard import popcount
+from boardgym.agents.base import AgentFactory, RandomAgent, no_argument
+from boardgym.agents.reversi_strong import AGENTS as STRONG_AGENTS
+from boardgym.envs.games import reversi as rules
+from boardgym.envs.games.bitboard import popcount
 
 
 def shuffled_moves(state: rules.State, rng: np.random.Generator) -> list[int]:

@@ -12,12 +12,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from agents.base import AgentFactory
-from agents.search import Heuristics, alphabeta_factory, decisive, margin_of, mcts_factory, search
-from envs.games import reversi as rules
-from envs.games.bitboard import FULL64
-from envs.games.reversi import CELLS, CORNERS, EDGES, SIZE, State, legal_bits
+from boardgym.agents.base import AgentFactory
+from boardgym.agents.search import (
+    Heuristics,
+    alphabeta_factory,
+    decisive,
+    margin_of,
+    mcts_factory,
+    search,
+)
+from boardgym.envs.games import reversi as rules
+from boardgym.envs.games.bitboard import FULL64
+from boardgym.envs.games.reversi import CELLS, CORNERS, EDGES, SIZE, State, legal_bits
 
 ENDGAME_EMPTIES = 12
 """Search exactly to the end of the game from this many empty squares or fewer."""

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
-
-from agents.base import AgentFactory, RandomAgent, no_argument
-from envs.games import tictactoe as rules
+from boardgym.agents.base import AgentFactory, RandomAgent, no_argument
+from boardgym.envs.games import tictactoe as rules
 
 CORNER_FIRST = ("corners", "centre", "sides")
 CENTRE_FIRST = ("centre", "corners", "sides")

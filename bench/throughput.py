@@ -1,6 +1,6 @@
 """Random-play throughput in plies per second: single env, vector env, and peers.
 
-``boardgym bench`` (or ``python -m bench.throughput``). A ply is one move on the board: the
+``boardgym bench`` (or ``python -m boardgym.bench.throughput``). A ply is one move on the board: the
 agent's and the opponent's both count. Observations and masks are produced every step, and
 the agent's random legal action is drawn from them (in the vector env, batched). Each number
 is the median of ``--repeats`` runs of ``--seconds`` each, in wall-clock time and in this
@@ -21,9 +21,9 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
+from boardgym.agents import batched
 
-import envs  # noqa: F401  (registers the ids)
-from agents import batched
+import boardgym  # noqa: F401  (registers the ids)
 
 GAMES = {"reversi": "Reversi-v0", "four_in_a_row": "FourInARow-v0", "tictactoe": "TicTacToe-v0"}
 PGX_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}

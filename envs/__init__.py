@@ -1,7 +1,7 @@
 """boardgym environments. Importing this package registers the env ids (and nothing heavy).
 
 ``Reversi-v0``, ``FourInARow-v0`` (alias ``ConnectFour-v0``) and ``TicTacToe-v0``; also
-reachable without the import as ``gym.make("envs:Reversi-v0")``. ``gym.make_vec(id, num_envs=N,
+reachable without the import as ``gym.make("boardgym:Reversi-v0")``. ``gym.make_vec(id, num_envs=N,
 vectorization_mode="vector_entry_point")`` builds the batched env of ``envs.vector``.
 """
 
@@ -20,8 +20,8 @@ VECTOR_CLASS_SUFFIX = "VectorEnv"
 
 for _env_id, _class_name in ENV_IDS.items():
     if _env_id not in registry:
-        register(id=_env_id, entry_point=f"envs.turn_based:{_class_name}",
-                 vector_entry_point="envs.vector:"
+        register(id=_env_id, entry_point=f"boardgym.envs.turn_based:{_class_name}",
+                 vector_entry_point="boardgym.envs.vector:"
                  + _class_name.removesuffix("Env") + VECTOR_CLASS_SUFFIX)
 
 __all__ = ["ENV_IDS"]

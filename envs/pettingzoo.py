@@ -2,7 +2,7 @@
 
 Needs the ``pettingzoo`` extra (``pip install 'boardgym[pettingzoo]'``)::
 
-    from envs.pettingzoo import env
+    from boardgym.envs.pettingzoo import env
     aec = env("reversi")            # or "four_in_a_row" (rows=, columns=, connect=), "tictactoe"
     aec.reset(seed=0)
     for agent in aec.agent_iter():
@@ -24,13 +24,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from boardgym.envs import render
+from boardgym.envs.games import canonical_name, rules
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-
-from envs import render
-from envs.games import canonical_name, rules
 
 AGENTS = ("player_0", "player_1")
 

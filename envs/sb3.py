@@ -14,10 +14,9 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from boardgym.envs.vector import BoardVectorEnv
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
-
-from envs.vector import BoardVectorEnv
 
 MASK_METHOD = "action_masks"
 

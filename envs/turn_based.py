@@ -13,11 +13,10 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
+from boardgym.envs import render
+from boardgym.envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
+from boardgym.envs.games.bitboard import MEMO_CELLS, unpack
 from gymnasium import spaces
-
-from envs import render
-from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import MEMO_CELLS, unpack
 
 FIRST_PLAYER_CHOICES = ("random", "agent", "opponent")
 ILLEGAL_ACTION_CHOICES = ("lose", "raise")
@@ -92,7 +91,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space: spaces.Discrete = spaces.Discrete(n_actions)
         self._n_actions = n_actions
         self._action_cells = np.arange(n_actions)
-        from agents import make as make_agent  # agents import the rules; resolved lazily
+        from boardgym.agents import make as make_agent  # agents import the rules; resolved lazily
 
         self.opponent_spec = self.default_opponent if opponent is None else opponent
         self.opponent = make_agent(self.game, self.opponent_spec)

@@ -35,12 +35,9 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
-
-from agents import batched
-from envs.games.bitboard import popcount, single_bit_slot
-from envs.turn_based import (
+from boardgym.agents import batched
+from boardgym.envs.games.bitboard import popcount, single_bit_slot
+from boardgym.envs.turn_based import (
     AGENT_WON,
     FIRST_PLAYER_CHOICES,
     OPPONENT_WON,
@@ -51,6 +48,8 @@ from envs.turn_based import (
     _choice,
     draw_agent_side,
 )
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
 FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
@@ -475,7 +474,7 @@ class BoardVectorEnv(VectorEnv):
 
 def batched_illegal_error(envs_index: np.ndarray, actions: np.ndarray) -> Exception:
     """The ``IllegalMoveError`` of ``illegal_action="raise"``, naming the sub-envs."""
-    from envs.games import IllegalMoveError
+    from boardgym.envs.games import IllegalMoveError
 
     pairs = ", ".join(f"env {i}: action {actions[i]}" for i in envs_index[:5])
     return IllegalMoveError(f"illegal actions ({pairs}{', ...' if len(envs_index) > 5 else ''}); "

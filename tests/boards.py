@@ -7,8 +7,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
-from envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 
 
 def _cells(text: str) -> list[str]:

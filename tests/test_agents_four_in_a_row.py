@@ -9,10 +9,10 @@ import copy
 
 import numpy as np
 import pytest
+from boardgym.agents.four_in_a_row import potential
+from boardgym.envs.games import four_in_a_row
 
-import agents
-from agents.four_in_a_row import potential
-from envs.games import four_in_a_row
+from boardgym import agents
 from tests.boards import random_position
 
 SEEDS = range(30)

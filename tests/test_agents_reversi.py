@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boardgym.envs.games import reversi
 
-import agents
-from envs.games import reversi
+from boardgym import agents
 
 SEEDS = range(40)
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from boardgym.agents.tictactoe import move_values, value
+from boardgym.envs.games import tictactoe
+from boardgym.train.evaluate import play_match
 
-import agents
-from agents.tictactoe import move_values, value
-from envs.games import tictactoe
-from train.evaluate import play_match
+from boardgym import agents
 
 SEEDS = range(30)
 OTHERS = ("random", "rules", "rules_center", "perfect")

@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from boardgym.agents import batched
+from boardgym.agents.four_in_a_row import potential as single_potential
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.envs.games.bitboard import nth_set_bit, planes, unpack
 
-import agents
-from agents import batched
-from agents.four_in_a_row import potential as single_potential
-from envs.games import four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import nth_set_bit, planes, unpack
+from boardgym import agents
 
 POSITIONS = 10_000
 SAMPLED = 500

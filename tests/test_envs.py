@@ -9,12 +9,12 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from boardgym.envs.games import IllegalMoveError
 from gymnasium.utils.env_checker import check_env
 
-import envs
-from envs.games import IllegalMoveError
+import boardgym
 
-ENV_IDS = list(envs.ENV_IDS)
+ENV_IDS = list(boardgym.ENV_IDS)
 SHAPES = {"Reversi-v0": ((2, 8, 8), 64), "FourInARow-v0": ((2, 6, 7), 7),
           "ConnectFour-v0": ((2, 6, 7), 7), "TicTacToe-v0": ((2, 3, 3), 9)}
 
@@ -197,7 +197,7 @@ def test_custom_four_in_a_row_size() -> None:
 
 
 def test_env_ids_resolve_without_importing_envs() -> None:
-    code = ("import gymnasium as gym; e = gym.make('envs:TicTacToe-v0'); e.reset(seed=0); "
+    code = ("import gymnasium as gym; e = gym.make('boardgym:TicTacToe-v0'); e.reset(seed=0); "
             "print(e.observation_space.shape)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "(2, 3, 3)"
@@ -206,7 +206,7 @@ def test_env_ids_resolve_without_importing_envs() -> None:
 def test_opponent_may_be_an_agent_object() -> None:
     class FirstLegal:
         def act(self, state: object, rng: np.random.Generator) -> int:
-            from envs.games import tictactoe
+            from boardgym.envs.games import tictactoe
             return int(np.flatnonzero(tictactoe.legal_mask(state))[0])
 
     env = gym.make("TicTacToe-v0", opponent=FirstLegal(), first_player="opponent")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from boardgym.envs.games import tictactoe
+from boardgym.train.evaluate import main, play_match, wilson_interval
 
-import agents
-from envs.games import tictactoe
-from train.evaluate import main, play_match, wilson_interval
+from boardgym import agents
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_KEYS = ["game", "a", "b", "games", "a_wins", "b_wins", "ties", "a_win_rate", "a_win_ci95",
@@ -132,8 +132,8 @@ def test_bad_input_is_a_usage_error(capsys: pytest.CaptureFixture[str], argv: li
 
 def test_python_dash_m() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "train.evaluate", "tictactoe", "rules", "random", "--games", "20",
-         "--json"], capture_output=True, text=True, cwd=ROOT, check=True)
+        [sys.executable, "-m", "boardgym", "evaluate", "tictactoe", "rules", "random",
+         "--games", "20", "--json"], capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(completed.stdout)["games"] == 20
     assert completed.stderr == ""  # no progress bar when not on a terminal
 

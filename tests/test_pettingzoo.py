@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
+from boardgym.envs.pettingzoo import env
 from pettingzoo.test import api_test, seed_test
-
-from envs.pettingzoo import env
 
 GAMES = [("reversi", {}), ("four_in_a_row", {}), ("four_in_a_row", dict(rows=5, columns=6)),
          ("tictactoe", {})]

@@ -15,11 +15,12 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
 
-import agents  # noqa: E402
-from agents.human import QuitGame  # noqa: E402
-from envs import render  # noqa: E402
-from envs.games import reversi, tictactoe  # noqa: E402
-from train import play  # noqa: E402
+from boardgym.agents.human import QuitGame  # noqa: E402
+from boardgym.envs import render  # noqa: E402
+from boardgym.envs.games import reversi, tictactoe  # noqa: E402
+from boardgym.train import play  # noqa: E402
+
+from boardgym import agents  # noqa: E402
 
 MAX_FRAMES = 600
 Pixel = tuple[int, int]

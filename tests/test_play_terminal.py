@@ -9,10 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.human import ReversiView
-from envs.games import reversi
-from train import play
+from boardgym.agents.human import ReversiView
+from boardgym.envs.games import reversi
+from boardgym.train import play
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -24,8 +23,8 @@ REVERSI_ROW = re.compile(r"^([1-8])\|(.{8})\|\1\r?$", re.MULTILINE)
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    """``python -m train.play ARGS`` in a pseudo-terminal."""
-    child = pexpect.spawn(sys.executable, ["-m", "train.play", *args], cwd=str(ROOT),
+    """``python -m boardgym.train.play ARGS`` in a pseudo-terminal."""
+    child = pexpect.spawn(sys.executable, ["-m", "boardgym.train.play", *args], cwd=str(ROOT),
                           encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
     child.setecho(False)
     return child

@@ -10,12 +10,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+from boardgym.agents.policy import CheckpointError, load_policy, read_metadata
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.train.evaluate import play_match
 
-import agents
-import envs  # noqa: F401
-from agents.policy import CheckpointError, load_policy, read_metadata
-from envs.games import four_in_a_row, reversi, tictactoe
-from train.evaluate import play_match
+import boardgym  # noqa: F401
+from boardgym import agents
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 SHIPPED = {"reversi": CHECKPOINTS / "reversi.zip",
@@ -110,9 +110,10 @@ def test_checkpoint_on_another_board_size_is_refused() -> None:
 
 def test_loading_a_checkpoint_needs_nothing_from_train() -> None:
     """Dependencies point one way (DESIGN.md): agents load checkpoints without ``train``."""
-    code = ("import sys; sys.modules['train'] = None\n"
-            "import numpy as np, agents\n"
-            "from envs.games import tictactoe\n"
+    code = ("import sys; sys.modules['boardgym.train'] = None\n"
+            "import numpy as np\n"
+            "from boardgym import agents\n"
+            "from boardgym.envs.games import tictactoe\n"
             "agent = agents.make('tictactoe', 'checkpoints/tictactoe.zip')\n"
             "print(agent.act(tictactoe.initial_state(), np.random.default_rng(0)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=CHECKPOINTS.parent,

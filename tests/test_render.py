@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import envs  # noqa: F401
+import boardgym  # noqa: F401
 
 
 def test_reversi_ansi_has_labels_and_the_start_discs() -> None:

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
+from boardgym.envs.games import IllegalMoveError, four_in_a_row
 
-from envs.games import IllegalMoveError, four_in_a_row
 from tests.boards import c4_state
 
 

@@ -8,11 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from envs.games.bitboard import (
+from boardgym.envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
+from boardgym.envs.games.bitboard import (
     FULL64,
     MEMO_CELLS,
     WORD_BITS,
@@ -22,6 +19,8 @@ from envs.games.bitboard import (
     single_bit_slot,
     unpack,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),

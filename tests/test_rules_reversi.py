@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
+from boardgym.envs.games import IllegalMoveError, reversi
 
-from envs.games import IllegalMoveError, reversi
 from tests.boards import reversi_state
 
 

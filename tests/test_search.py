@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from boardgym.agents import four_in_a_row_strong, reversi_strong
+from boardgym.agents.search import Heuristics, MCTSAgent, decisive, is_decisive, margin_of, search
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 
-import agents
-from agents import four_in_a_row_strong, reversi_strong
-from agents.search import Heuristics, MCTSAgent, decisive, is_decisive, margin_of, search
-from envs.games import four_in_a_row, reversi, tictactoe
+from boardgym import agents
 from tests.boards import c4_state, ttt_state
 
 SEEDS = range(4)

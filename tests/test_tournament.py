@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from train import tournament
-from train.tournament import bootstrap_elo, fit_elo, run_tournament
+from boardgym.train import tournament
+from boardgym.train.tournament import bootstrap_elo, fit_elo, run_tournament
 
 TRUE_ELO = np.array([0.0, 150.0, 400.0, -100.0])
 TTT_PLAYERS = ("random", "rules", "perfect")

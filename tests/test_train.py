@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from boardgym.agents import batched
+from boardgym.agents.networks import reversi_moves
+from boardgym.agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
+from boardgym.envs.games import reversi
+from boardgym.train import plot, ppo, selfplay
+from boardgym.train.config import load_config
+from boardgym.train.evaluate import play_match
+from boardgym.train.ppo import env_counts
 
-import agents
-from agents import batched
-from agents.networks import reversi_moves
-from agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
-from envs.games import reversi
-from train import plot, ppo, selfplay
-from train.config import load_config
-from train.evaluate import play_match
-from train.ppo import env_counts
+from boardgym import agents
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
@@ -78,7 +78,7 @@ def test_symmetric_policy_trains_saves_and_plays(game: str, tmp_path: Path) -> N
 
 
 def test_resume_after_sigkill_continues_the_step_count(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "train.ppo", "tictactoe", "--timesteps", "200000",
+    command = [sys.executable, "-m", "boardgym.train.ppo", "tictactoe", "--timesteps", "200000",
                "--runs-dir", str(tmp_path), *TINY, "--set", "eval_every=100000",
                "--set", f"checkpoint_every={ROLLOUT}", "--set", "vectorization=dummy"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,

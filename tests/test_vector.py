@@ -7,13 +7,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from boardgym.agents import batched
+from boardgym.envs import games
+from boardgym.envs.games import IllegalMoveError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-import envs  # noqa: F401  (registers the ids)
-from agents import batched
-from envs import games
-from envs.games import IllegalMoveError
+import boardgym  # noqa: F401  (registers the ids)
 
 FAST_OPPONENTS = {"Reversi-v0": "corner_best", "FourInARow-v0": "lookahead:1",
                   "TicTacToe-v0": "rules"}
@@ -196,7 +196,7 @@ def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any)
     """Without a batched twin the opponent runs per sub-env on the single env's stream."""
     n, seed = 3, 5
     if opponent is None:
-        from agents import make as make_agent
+        from boardgym.agents import make as make_agent
 
         opponent = make_agent("reversi", "corner_best")  # an Agent object: looped
     with pytest.warns(UserWarning, match="no batched version"):
@@ -260,10 +260,9 @@ def test_reversi_score_reward_and_info() -> None:
 
 def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    from boardgym.envs.sb3 import SB3VecEnv
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.logger import Logger
-
-    from envs.sb3 import SB3VecEnv
 
     venv = SB3VecEnv.make("TicTacToe-v0", num_envs=16, opponent="random")
     venv.seed(0)

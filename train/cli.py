@@ -1,4 +1,4 @@
-"""The ``boardgym`` command: one subcommand per script module, each also ``python -m train.X``."""
+"""The ``boardgym`` command: one subcommand per module (``python -m boardgym COMMAND``)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import sys
 from importlib import import_module
 
 COMMANDS = {
-    "evaluate": ("train.evaluate", "A against B in simulated matches"),
-    "play": ("train.play", "play a game yourself against any agent"),
-    "train": ("train.ppo", "train a MaskablePPO agent"),
-    "selfplay": ("train.selfplay", "train against a league of past snapshots"),
-    "tournament": ("train.tournament", "round robin with Elo ratings"),
-    "plot": ("train.plot", "learning curves of a run"),
-    "bench": ("bench.throughput", "environment throughput, peers side by side"),
+    "evaluate": ("boardgym.train.evaluate", "A against B in simulated matches"),
+    "play": ("boardgym.train.play", "play a game yourself against any agent"),
+    "train": ("boardgym.train.ppo", "train a MaskablePPO agent"),
+    "selfplay": ("boardgym.train.selfplay", "train against a league of past snapshots"),
+    "tournament": ("boardgym.train.tournament", "round robin with Elo ratings"),
+    "plot": ("boardgym.train.plot", "learning curves of a run"),
+    "bench": ("boardgym.bench.throughput", "environment throughput, peers side by side"),
 }
 
 

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from envs.games import canonical_name
+from boardgym.envs.games import canonical_name
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")

@@ -6,7 +6,7 @@ depends only on ``(S, i)``: spreading games over worker processes changes nothin
 
 Use ``play_match`` from other scripts::
 
-    from train.evaluate import play_match
+    from boardgym.train.evaluate import play_match
     result = play_match("reversi", "corner_best", "random", games=1000, seed=0)
     print(result.a_win_rate, result.a_win_ci95)
 """
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from boardgym.agents.base import Agent
+from boardgym.envs.games import canonical_name, rules
 
-import agents
-from agents.base import Agent
-from envs.games import canonical_name, rules
+from boardgym import agents
 
 Z95 = 1.959963984540054
 """Standard normal quantile of 0.975: the z of a two-sided 95% interval."""

@@ -19,9 +19,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-
-import agents
-from agents.human import (
+from boardgym.agents.human import (
     SIDES,
     BoardView,
     Layout,
@@ -33,9 +31,11 @@ from agents.human import (
     is_quit,
     make_view,
 )
-from envs import render
-from envs.games import GAMES, canonical_name
-from envs.turn_based import FourInARowEnv, ReversiEnv, TicTacToeEnv
+from boardgym.envs import render
+from boardgym.envs.games import GAMES, canonical_name
+from boardgym.envs.turn_based import FourInARowEnv, ReversiEnv, TicTacToeEnv
+
+from boardgym import agents
 
 DEFAULT_OPPONENTS = {env.game: env.default_opponent
                      for env in (ReversiEnv, FourInARowEnv, TicTacToeEnv)}

@@ -34,19 +34,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import torch
-from gymnasium.vector import AutoresetMode
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.utils import LinearSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
-
-import agents
-import envs  # noqa: F401  (registers the env ids)
-from agents import batched
-from agents.networks import BoardCNN, SymmetricPolicy
-from agents.policy import (
+from boardgym.agents import batched
+from boardgym.agents.networks import BoardCNN, SymmetricPolicy
+from boardgym.agents.policy import (
     TRAIN_STATE_ENTRY,
     PolicyAgent,
     board_kwargs,
@@ -57,10 +47,20 @@ from agents.policy import (
     read_metadata,
     write_entries,
 )
-from envs.games import canonical_name
-from envs.sb3 import SB3VecEnv
-from train.config import TrainConfig, load_config, parse_overrides, read_yaml, save_config
-from train.evaluate import A_WON, B_WON, TIE, MatchResult, play_match
+from boardgym.envs.games import canonical_name
+from boardgym.envs.sb3 import SB3VecEnv
+from boardgym.train.config import TrainConfig, load_config, parse_overrides, read_yaml, save_config
+from boardgym.train.evaluate import A_WON, B_WON, TIE, MatchResult, play_match
+from gymnasium.vector import AutoresetMode
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import LinearSchedule
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
+
+import boardgym  # noqa: F401  (registers the env ids)
+from boardgym import agents
 
 ALGO = "maskableppo"
 RUNS_DIR = Path("runs")

@@ -21,10 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-
-from agents import Agent
-from train.config import TrainConfig
-from train.ppo import (
+from boardgym.agents import Agent
+from boardgym.train.config import TrainConfig
+from boardgym.train.ppo import (
     OpponentPool,
     RunCallback,
     build_parser,

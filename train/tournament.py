@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from boardgym.agents.base import Agent
+from boardgym.envs.games import canonical_name
+from boardgym.train.evaluate import A_WON, B_WON, TIE, game_rng, int_at_least, play_game
 
-import agents
-from agents.base import Agent
-from envs.games import canonical_name
-from train.evaluate import A_WON, B_WON, TIE, game_rng, int_at_least, play_game
+from boardgym import agents
 
 ELO_SCALE = 400.0
 """Elo points per factor of 10 in the odds of winning."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from envs.games import four_in_a_row, reversi, tictactoe
-from envs.games.errors import IllegalMoveError
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.envs.games.errors import IllegalMoveError
 
 GAMES: dict[str, ModuleType] = {
     "reversi": reversi,

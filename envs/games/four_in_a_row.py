@@ -19,9 +19,8 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-
-from envs.games.bitboard import Bits, compress, new_tuple, planes, select, unpack
-from envs.games.errors import IllegalMoveError
+from boardgym.envs.games.bitboard import Bits, compress, new_tuple, planes, select, unpack
+from boardgym.envs.games.errors import IllegalMoveError
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
 MIN_SIDE = 4

@@ -19,9 +19,17 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-
-from envs.games.bitboard import FULL64, Bits, bit_of, new_tuple, planes, popcount, select, unpack
-from envs.games.errors import IllegalMoveError
+from boardgym.envs.games.bitboard import (
+    FULL64,
+    Bits,
+    bit_of,
+    new_tuple,
+    planes,
+    popcount,
+    select,
+    unpack,
+)
+from boardgym.envs.games.errors import IllegalMoveError
 
 SIZE = 8
 CELLS = SIZE * SIZE

@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-
-from envs.games.bitboard import Bits, bit_of, new_tuple, planes, select, unpack
-from envs.games.errors import IllegalMoveError
+from boardgym.envs.games.bitboard import Bits, bit_of, new_tuple, planes, select, unpack
+from boardgym.envs.games.errors import IllegalMoveError
 
 SIZE = 3
 CELLS = SIZE * SIZE
