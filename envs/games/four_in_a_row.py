@@ -14,13 +14,14 @@ Every bit function serves a Python int (one game) and a ``uint64`` array (a batc
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 from boardgym.envs.games.bitboard import Bits, compress, new_tuple, planes, select, unpack
-from boardgym.envs.games.errors import IllegalMoveError
+from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
 MIN_SIDE = 4
@@ -180,10 +181,16 @@ def legal_mask(state: State) -> np.ndarray:
     return unpack(legal_bits(state), state.geom.column_cells).view(bool)
 
 
+def landing_cells(filled: Bits, geom: Geometry) -> Bits:
+    """The drop rule: the cell where a token dropped in each column lands, given the
+    ``filled`` cells (none for a full column). AND with a column's mask for that column."""
+    return (filled + geom.bottom) & geom.board
+
+
 def _play(state: State, column_bits: Bits) -> State:
     """The position after the side to move drops a token in the column ``column_bits``."""
     geom = state.geom
-    mover = state.me | ((state.me | state.opp) + geom.bottom) & column_bits
+    mover = state.me | landing_cells(state.me | state.opp, geom) & column_bits
     return new_tuple(State, (state.opp, mover, 1 - state.to_move, has_line(mover, geom), geom))
 
 
@@ -217,13 +224,125 @@ def is_terminal(state: State) -> bool | np.ndarray:
     return state.won | ((state.me | state.opp) == state.geom.board)
 
 
-def outcome(state: State) -> int | np.ndarray:
-    """+1 first player won, -1 second player won, 0 draw (terminal states)."""
-    last_mover_sign = select(state.to_move == 1, 1, -1)
-    return select(state.won, last_mover_sign, 0)
+def result(state: State, side: int | np.ndarray) -> int | np.ndarray:
+    """+1 if ``side`` (0 = the first player) made a line, -1 if the other did, 0 for a draw
+    (terminal states): only the last mover can have made one."""
+    return select(state.won, for_side(select(state.to_move == 1, 1, -1), side), 0)
 
 
-def observation(state: State) -> np.ndarray:
+def observation(state: State, side: int | np.ndarray | None = None) -> np.ndarray:
     """uint8 planes ``(2, rows, columns)`` (batched ``(N, 2, rows, columns)``), row 0 on top:
-    the side to move's tokens, then the other's."""
-    return planes(state.me, state.opp, state.geom.board_map)
+    ``side``'s tokens (default: the side to move's), then the other's."""
+    return planes(*side_view(state, side), state.geom.board_map)
+
+
+def parse(text: str, rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
+    """The position reached by playing the columns in ``text`` from the empty board, as in
+    Pascal Pons' solver: 1-based column digits, ``"4453"``; on boards of more than 9 columns
+    the numbers are separated by spaces or commas. An empty text is the empty board.
+
+    Raises:
+        ValueError: not a column, a full column, or a move after the game ended.
+    """
+    state = initial_state(rows, columns, connect)
+    words = text.replace(",", " ").split()
+    moves = words if len(words) > 1 or columns > 9 else list(text.strip())
+    for ply, word in enumerate(moves, start=1):
+        if not word.isdigit() or not 1 <= int(word) <= columns:
+            raise ValueError(f"move {ply} of {text!r} is {word!r}, not a column 1..{columns}; "
+                             "a position is the columns played, e.g. '4453'")
+        if is_terminal(state):
+            raise ValueError(f"move {ply} of {text!r} comes after the game ended")
+        if not legal_bits(state) >> (int(word) - 1) & 1:
+            raise ValueError(f"move {ply} of {text!r} drops in column {word}, which is full")
+        state = play(state, int(word) - 1)
+    return state
+
+
+def to_text(state: State) -> str:
+    """A sequence of columns (``parse``'s notation) that reaches ``state``: the tokens of each
+    column bottom up, the sides alternating from the first player, no line before the last
+    move. Raises ValueError for a position no game reaches."""
+    geom = state.geom
+    first, second = (int(b) for b in side_view(state, 0))
+    moves = _replay(first, second, 0, 0, geom, set())
+    if moves is None:
+        raise ValueError("no sequence of moves reaches this position")
+    separator = " " if geom.columns > 9 else ""
+    return separator.join(str(c + 1) for c in moves)
+
+
+def _replay(first: int, second: int, mine: int, theirs: int, geom: Geometry,
+            dead: set[tuple[int, int]]) -> list[int] | None:
+    """Columns that take the position ``(mine, theirs)`` (the side to move's tokens, the
+    other's, sides alternating from the first player) to ``(first, second)``; None if none
+    can (depth-first, remembering dead ends in ``dead``)."""
+    mover_target, other_target = (first, second) if (mine | theirs).bit_count() % 2 == 0 \
+        else (second, first)
+    if mine | theirs == first | second:
+        return []
+    if has_line(theirs, geom) or (mine, theirs) in dead:
+        return None
+    drops = landing_cells(mine | theirs, geom) & mover_target
+    for column, cells in enumerate(geom.column_ints):
+        if drops & cells:
+            rest = _replay(first, second, theirs, mine | drops & cells, geom, dead)
+            if rest is not None:
+                return [column, *rest]
+    dead.add((mine, theirs))
+    return None
+
+
+def column_name(action: int) -> str:
+    """``column 4``: columns numbered from 1 on the left."""
+    return f"column {action + 1}"
+
+
+GAME = Game(
+    name="four_in_a_row",
+    title="Four-in-a-row",
+    rules=sys.modules[__name__],  # type: ignore[arg-type]
+    env_id="FourInARow-v0",
+    aliases=("connect_four",),
+    env_aliases=("ConnectFour-v0",),
+    options={"rows": ROWS, "columns": COLUMNS, "connect": CONNECT},
+    default_opponent="lookahead:2",
+    side_names=("red", "yellow"),
+    style=Style(".XO", 72, (0, 70, 200), (0, 70, 200), ((220, 30, 30), (245, 205, 0)), "token"),
+    network=NetworkSize(channels=64, blocks=4, hidden=128),
+    action_name=column_name,
+    env_doc="""Four-in-a-row (Connect Four) against a built-in opponent, on a configurable board.
+
+    ## Action Space
+    ``Discrete(columns)``: drop a token in that column (0 on the left); a full column is
+    illegal.
+
+    ## Observation Space
+    ``Box(0, 1, (2, rows, columns), uint8)``, row 0 at the top: plane 0 the agent's tokens,
+    plane 1 the opponent's.
+
+    ## Rewards
+    At the end +1 win, -1 loss, 0 draw; 0 before. An illegal action: -1.
+
+    ## Starting State
+    An empty board, or ``reset(options={"position": "4453"})`` (the columns played, 1-based);
+    who moves first is drawn per episode (``first_player="random"``). The first player has
+    red tokens (``X`` in text).
+
+    ## Episode End
+    ``connect`` tokens in a row (horizontal, vertical or diagonal), a full board (draw), or an
+    illegal action with ``illegal_action="lose"``.
+
+    ## Arguments
+    ``rows`` (6), ``columns`` (7): each >= 4, with ``(rows + 1) * columns <= 64``;
+    ``connect`` (4): at most ``max(rows, columns)``. ``opponent`` (default ``"lookahead:2"``,
+    the classic fitness search), ``first_player``, ``illegal_action``, ``render_mode``: see
+    ``TurnBasedEnv``.
+
+    ## Info
+    ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.
+
+    ## Version History
+    * v0: initial release.
+    """,
+)

@@ -15,6 +15,7 @@ Every bit function below serves a Python int (one game) and a ``uint64`` array (
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -29,7 +30,7 @@ from boardgym.envs.games.bitboard import (
     select,
     unpack,
 )
-from boardgym.envs.games.errors import IllegalMoveError
+from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
 
 SIZE = 8
 CELLS = SIZE * SIZE
@@ -212,12 +213,13 @@ def score(state: State) -> tuple[Bits, Bits]:
     return select(state.to_move == 0, mine, theirs), select(state.to_move == 0, theirs, mine)
 
 
-def outcome(state: State) -> int | np.ndarray:
-    """+1 if the first player has more discs, -1 if fewer, 0 if equal (terminal states)."""
-    first, second = score(state)
-    if isinstance(first, np.ndarray):
-        return np.sign(first - second)
-    return (first > second) - (first < second)
+def result(state: State, side: int | np.ndarray) -> int | np.ndarray:
+    """+1 if ``side`` (0 = the first player) has more discs, -1 if fewer, 0 if equal
+    (terminal states)."""
+    mine, theirs = (popcount(bits) for bits in side_view(state, side))
+    if isinstance(mine, np.ndarray):
+        return np.sign(mine - theirs)
+    return (mine > theirs) - (mine < theirs)
 
 
 def flips(state: State, action: int) -> Bits:
@@ -225,6 +227,109 @@ def flips(state: State, action: int) -> Bits:
     return flip_bits(state.me, state.opp, bit_of(action))
 
 
-def observation(state: State) -> np.ndarray:
-    """uint8 planes ``(2, 8, 8)`` (``(N, 2, 8, 8)``): side to move's discs, then the other's."""
-    return planes(state.me, state.opp, BOARD_MAP)
+def observation(state: State, side: int | np.ndarray | None = None) -> np.ndarray:
+    """uint8 planes ``(2, 8, 8)`` (``(N, 2, 8, 8)``): ``side``'s discs (default: the side to
+    move's), then the other's."""
+    return planes(*side_view(state, side), BOARD_MAP)
+
+
+SYMBOLS = "-XO"
+"""Position text: an empty square, a first-player (black) disc, a second-player disc."""
+
+
+def from_discs(first: int, second: int, first_to_move: bool) -> State:
+    """The position with these discs, passes applied: if the side to move cannot move but
+    the other can, the other moves."""
+    me, opp = (first, second) if first_to_move else (second, first)
+    to_move = 0 if first_to_move else 1
+    legal = legal_bits(me, opp)
+    if not legal and legal_bits(opp, me):
+        me, opp, to_move, legal = opp, me, 1 - to_move, legal_bits(opp, me)
+    return State(me, opp, to_move, legal)
+
+
+def parse(text: str) -> State:
+    """A position as in the FForum / Edax ``.obf`` files: 64 characters ``X`` (black, the
+    first player), ``O`` or ``-``, a1 b1 .. h1 then row 2 and so on, then the side to move
+    (``X`` or ``O``); spaces, a trailing ``;`` and what follows it are ignored. A side to
+    move without a legal move passes (the other moves).
+
+    Raises:
+        ValueError: the wrong number of squares, a bad symbol, or no side to move.
+    """
+    body = text.split(";")[0].replace(" ", "").replace(".", "-").upper()
+    board, side = body[:CELLS], body[CELLS:]
+    if len(board) != CELLS or set(board) - set(SYMBOLS) or side not in ("X", "O"):
+        raise ValueError(f"a Reversi position is {CELLS} squares X, O or - (a1..h1, then "
+                         "row 2, ...) and the side to move, X or O, as in .obf files; got "
+                         f"{text!r}")
+    first = sum(1 << i for i, c in enumerate(board) if c == "X")
+    second = sum(1 << i for i, c in enumerate(board) if c == "O")
+    return from_discs(first, second, side == "X")
+
+
+def to_text(state: State) -> str:
+    """``state`` in ``parse``'s notation: 64 squares, a space, the side to move."""
+    first, second = (int(b) for b in side_view(state, 0))
+    squares = "".join(SYMBOLS[(first >> i & 1) + 2 * (second >> i & 1)] for i in range(CELLS))
+    return f"{squares} {SYMBOLS[1 + int(state.to_move)]}"
+
+
+def square_name(action: int) -> str:
+    """Algebraic ``e6``: the column letter a-h from the left, the row 1-8 from the top."""
+    row, col = divmod(action, SIZE)
+    return f"{'abcdefgh'[col]}{row + 1}"
+
+
+GAME = Game(
+    name="reversi",
+    title="Reversi",
+    rules=sys.modules[__name__],  # type: ignore[arg-type]
+    env_id="Reversi-v0",
+    aliases=("othello",),
+    default_opponent="corner_best",
+    side_names=("X", "O"),
+    scored=True,
+    style=Style(" XO", 64, (0, 120, 48), (0, 70, 28), ((20, 20, 20), (240, 240, 240)), "disc"),
+    network=NetworkSize(channels=64, blocks=4, hidden=128),
+    action_name=square_name,
+    env_doc="""Reversi (Othello) on an 8x8 board against a built-in opponent.
+
+    ## Action Space
+    ``Discrete(64)``: action ``row * 8 + col`` places a disc on that square (row 0 at the top,
+    col 0 on the left; square ``e3`` is action 2*8+4). Legal moves flip at least one disc:
+    see ``env.action_masks()`` / ``info["action_mask"]``.
+
+    ## Observation Space
+    ``Box(0, 1, (2, 8, 8), uint8)``: plane 0 the agent's discs, plane 1 the opponent's.
+
+    ## Rewards
+    At the end +1 win, -1 loss, 0 draw (more discs wins); 0 before. With ``reward="score"``
+    the final disc difference (agent - opponent) / 64 instead. An illegal action: -1.
+
+    ## Starting State
+    The standard four centre discs, or ``reset(options={"position": text})`` (64 squares and
+    the side to move, as in ``.obf`` files). Who moves first is drawn per episode
+    (``first_player="random"``); the first player has the black discs (``X`` in text).
+
+    ## Episode End
+    When neither side can move (the board full included), or on an illegal action with
+    ``illegal_action="lose"``. A side without a legal move passes automatically: when the
+    agent must pass, the opponent moves again within the same ``step``.
+
+    ## Arguments
+    ``opponent`` (default ``"corner_best"``): a built-in player name (see
+    ``boardgym.agents.names("reversi")``), an ``Agent``, or a checkpoint path.
+    ``first_player``: ``"random" | "agent" | "opponent"``. ``illegal_action``:
+    ``"lose" | "raise"``. ``reward``: ``"win" | "score"``. ``render_mode``:
+    ``"ansi" | "rgb_array" | "human"``.
+
+    ## Info
+    ``action_mask``, ``opponent_action`` (its last move this step, or None), ``score``
+    (``(agent discs, opponent discs)``), ``winner`` (+1 agent, -1 opponent, 0 draw; at the end),
+    ``illegal_action`` (True when the episode ended on one).
+
+    ## Version History
+    * v0: initial release.
+    """,
+)

@@ -10,11 +10,12 @@ Every bit function serves a Python int (one game) and a ``uint64`` array (a batc
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 import numpy as np
 from boardgym.envs.games.bitboard import Bits, bit_of, new_tuple, planes, select, unpack
-from boardgym.envs.games.errors import IllegalMoveError
+from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
 
 SIZE = 3
 CELLS = SIZE * SIZE
@@ -134,12 +135,96 @@ def is_terminal(state: State) -> bool | np.ndarray:
     return has_line(state.opp) | ((state.me | state.opp) == FULL)
 
 
-def outcome(state: State) -> int | np.ndarray:
-    """+1 ``X`` won, -1 ``O`` won, 0 draw (terminal states)."""
-    return select(has_line(state.opp), select(state.to_move == 1, 1, -1), 0)
+def result(state: State, side: int | np.ndarray) -> int | np.ndarray:
+    """+1 if ``side`` (0 = ``X``) made a line, -1 if the other side did, 0 for a draw
+    (terminal states): the last mover is the only one who can hold a line."""
+    return select(has_line(state.opp), for_side(select(state.to_move == 1, 1, -1), side), 0)
 
 
-def observation(state: State) -> np.ndarray:
-    """uint8 planes ``(2, 3, 3)`` (batched ``(N, 2, 3, 3)``): side to move's marks, then the
-    other's."""
-    return planes(state.me, state.opp, BOARD_MAP)
+def observation(state: State, side: int | np.ndarray | None = None) -> np.ndarray:
+    """uint8 planes ``(2, 3, 3)`` (batched ``(N, 2, 3, 3)``): ``side``'s marks (default: the
+    side to move's), then the other's."""
+    return planes(*side_view(state, side), BOARD_MAP)
+
+
+SYMBOLS = "-XO"
+"""Position text: an empty cell, an ``X``, an ``O``."""
+
+
+def parse(text: str) -> State:
+    """The position of 9 characters, cells 0..8 row-major from the top left, each ``X``,
+    ``O`` or ``-`` (``.`` too); spaces and slashes between rows are ignored. ``X`` moves
+    first, so the side to move follows from the counts.
+
+    Raises:
+        ValueError: wrong length or symbol, counts no game reaches, or both sides in line.
+    """
+    cells = text.strip().replace("/", "").replace(" ", "").replace(".", "-").upper()
+    if len(cells) != CELLS or set(cells) - set(SYMBOLS):
+        raise ValueError(f"a tic-tac-toe position is {CELLS} characters X, O or - (row by row "
+                         f"from the top left), e.g. 'X-O-X----'; got {text!r}")
+    x = sum(1 << i for i, c in enumerate(cells) if c == "X")
+    o = sum(1 << i for i, c in enumerate(cells) if c == "O")
+    x_count, o_count = x.bit_count(), o.bit_count()
+    if x_count - o_count not in (0, 1):
+        raise ValueError(f"X moves first, so X has as many marks as O or one more; {text!r} "
+                         f"has {x_count} X and {o_count} O")
+    if has_line(x) and has_line(o):
+        raise ValueError(f"both sides have a line in {text!r}: no game reaches it")
+    x_to_move = x_count == o_count
+    return State(x, o, 0) if x_to_move else State(o, x, 1)
+
+
+def to_text(state: State) -> str:
+    """The 9-character text of ``parse``."""
+    x, o = side_view(state, 0)
+    return "".join(SYMBOLS[(int(x) >> i & 1) + 2 * (int(o) >> i & 1)] for i in range(CELLS))
+
+
+def cell_name(action: int) -> str:
+    """``cell 5``: cells numbered 1-9 row by row from the top left."""
+    return f"cell {action + 1}"
+
+
+GAME = Game(
+    name="tictactoe",
+    title="Tic-tac-toe",
+    rules=sys.modules[__name__],  # type: ignore[arg-type]
+    env_id="TicTacToe-v0",
+    aliases=("tic_tac_toe",),
+    default_opponent="rules",
+    side_names=("X", "O"),
+    style=Style(" XO", 120, (250, 250, 245), (30, 30, 30), ((200, 40, 40), (30, 80, 200)),
+                "marks"),
+    network=NetworkSize(channels=32, blocks=2, hidden=64),
+    action_name=cell_name,
+    env_doc="""Tic-tac-toe against a built-in opponent.
+
+    ## Action Space
+    ``Discrete(9)``: mark cell ``row * 3 + col`` (0 top-left .. 8 bottom-right); taken cells
+    are illegal.
+
+    ## Observation Space
+    ``Box(0, 1, (2, 3, 3), uint8)``: plane 0 the agent's marks, plane 1 the opponent's.
+
+    ## Rewards
+    At the end +1 win, -1 loss, 0 draw; 0 before. An illegal action: -1.
+
+    ## Starting State
+    An empty board, or ``reset(options={"position": "X-O-X----"})``; who moves first is drawn
+    per episode (``first_player="random"``). The first player is ``X``.
+
+    ## Episode End
+    Three in a row, a full board (draw), or an illegal action with ``illegal_action="lose"``.
+
+    ## Arguments
+    ``opponent`` (default ``"rules"``, the classic win-block-corner-centre-side AI),
+    ``first_player``, ``illegal_action``, ``render_mode``: see ``TurnBasedEnv``.
+
+    ## Info
+    ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.
+
+    ## Version History
+    * v0: initial release.
+    """,
+)

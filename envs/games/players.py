@@ -1,0 +1,132 @@
+"""The registry of players: how the envs find an opponent without importing ``agents``.
+
+Layers point one way (rules <- players <- envs <- train): the players of ``boardgym.agents``
+add themselves here when that package is imported (``import boardgym`` does it), and the
+envs ask this registry for the opponent a spec names.
+
+A *spec* is a name with an optional argument after a colon (``"lookahead:2"``), or anything
+a *loader* understands (a checkpoint path). ``register`` adds a named player for one game or,
+with ``game=None``, for every game (``random``, ``alphabeta``, ``mcts``). A player may have a
+*batched twin* that picks moves for N games at once (``BatchedPlayer``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from boardgym.envs.games.core import Game
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: picks a legal action for the side to move of a rules state."""
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        """A legal action in ``state`` (not terminal), using only ``rng`` for randomness."""
+        ...
+
+
+class BatchedPlayer(Protocol):
+    """A player's batched twin: one move for each of N games at once."""
+
+    def act(self, state: Any, draws: np.ndarray) -> np.ndarray:
+        """One legal action per game of the batched ``state``; game ``i``'s randomness comes
+        from the uniform ``uint64`` word ``draws[i]`` alone."""
+        ...
+
+
+PlayerFactory = Callable[[Game, "str | None"], Agent]
+"""Builds a player for a game from the text after ``:`` in its spec (None when absent).
+Raises ``ValueError`` for a bad argument."""
+BatchedFactory = Callable[[Game, "str | None"], "BatchedPlayer | None"]
+"""Builds the batched twin, or returns None where that argument has none."""
+Loader = Callable[[Game, str], "Agent | None"]
+"""Builds a player from a spec that is not a name (a checkpoint path), or returns None."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered player: its factory, its batched twin's, and a one-line description."""
+
+    factory: PlayerFactory
+    batched: BatchedFactory | None = None
+    help: str = ""
+
+
+_NAMED: dict[str | None, dict[str, Entry]] = {}
+_LOADERS: list[Loader] = []
+
+
+def register(game: str | None, name: str, factory: PlayerFactory,
+             batched: BatchedFactory | None = None, help: str = "") -> None:
+    """Add the player ``name`` for the game named ``game`` (None: every game). A game's own
+    player wins over an every-game player of the same name."""
+    _NAMED.setdefault(game, {})[name] = Entry(factory, batched, help)
+
+
+def register_loader(loader: Loader) -> None:
+    """Add a loader for specs that are not names (tried in order of registration)."""
+    _LOADERS.append(loader)
+
+
+def entries(record: Game) -> dict[str, Entry]:
+    """The named players of a game (its own and the every-game ones), sorted by name."""
+    found = {**_NAMED.get(None, {}), **_NAMED.get(record.name, {})}
+    return dict(sorted(found.items()))
+
+
+def _split(spec: str) -> tuple[str, str | None]:
+    name, colon, arg = spec.partition(":")
+    return name, (arg if colon else None)
+
+
+def make(record: Game, spec: Any) -> Agent:
+    """The player ``spec`` names for ``record``'s game; an ``Agent`` is returned as it is.
+
+    Built-in names win over everything else, then the loaders are asked in turn.
+
+    Raises:
+        ValueError: no player has that name and no loader takes the spec (the message lists
+            the names), or a bad argument.
+    """
+    if isinstance(spec, Agent) and not isinstance(spec, str):
+        return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"an opponent must be a spec string or an Agent, got {spec!r}")
+    name, arg = _split(spec)
+    known = entries(record)
+    if name in known:
+        return known[name].factory(record, arg)
+    for loader in _LOADERS:
+        agent = loader(record, spec)
+        if agent is not None:
+            return agent
+    if not known:
+        raise ValueError(f"no players are registered for {record.name}: import boardgym "
+                         "(it registers the built-in players)")
+    raise ValueError(f"unknown {record.name} player {spec!r}; built-in players: "
+                     f"{', '.join(known)}, or a checkpoint path (with a '/' or ending in "
+                     ".zip or .pt)")
+
+
+def make_batched(record: Game, spec: Any) -> BatchedPlayer | None:
+    """The batched twin of the built-in player ``spec``, or None where it has none (an
+    ``Agent`` object, a checkpoint, or a player without a batched twin)."""
+    if not isinstance(spec, str):
+        return None
+    name, arg = _split(spec)
+    entry = entries(record).get(name)
+    return None if entry is None or entry.batched is None else entry.batched(record, arg)
+
+
+def batched_names(record: Game) -> list[str]:
+    """The names of the players of ``record`` that have a batched twin."""
+    return [name for name, entry in entries(record).items() if entry.batched is not None]
+
+
+__all__ = ["Agent", "BatchedFactory", "BatchedPlayer", "Entry", "Loader", "PlayerFactory",
+           "batched_names", "entries", "make", "make_batched", "register", "register_loader"]
