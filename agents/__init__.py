@@ -1,64 +1,95 @@
-"""Players over the rules state: ``make(game, spec)`` builds one from a spec string.
+"""Players over the rules state; importing this package registers them all.
 
-A spec is a built-in name, optionally with an argument after a colon (``lookahead:2``,
-``alphabeta:4``), or a path to a trained checkpoint (``checkpoints/reversi.zip``).
+The players live in the registry ``boardgym.envs.games.players`` (the envs find their
+opponents there without importing this package). Registered here, for every game: ``random``,
+``alphabeta:D`` and ``mcts:N`` (``agents.search``), and the checkpoint loader; by each game's
+module, its own players (Reversi ``corner_best``, four-in-a-row ``lookahead:N``, tic-tac-toe
+``rules``, ...; a game's own ``alphabeta`` uses its heuristics).
+
+A spec is a player name, optionally with an argument after a colon (``lookahead:2``,
+``alphabeta:4``), or a checkpoint path: a spec with a path separator or ending in ``.zip`` or
+``.pt`` (``checkpoints/reversi.zip``). Names always win: a file called ``random`` in the
+working directory is never loaded.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from pathlib import Path
+import os
+from typing import Any
 
-from boardgym.agents.base import Agent, AgentFactory, RandomAgent
-from boardgym.envs.games import canonical_name
+import numpy as np
 
-CHECKPOINT_SUFFIX = ".zip"
+from boardgym.agents import four_in_a_row, reversi, search, tictactoe  # noqa: F401  (register)
+from boardgym.agents.base import Candidates, no_argument, register_candidates
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games import players
+from boardgym.envs.games.core import Game
+from boardgym.envs.games.players import Agent
 
-
-def _registry(game: str) -> dict[str, AgentFactory]:
-    module = import_module(f"boardgym.agents.{canonical_name(game)}")
-    return module.AGENTS  # type: ignore[no-any-return]
-
-
-def names(game: str) -> list[str]:
-    """The built-in agent names of ``game``, sorted."""
-    return sorted(_registry(game))
+CHECKPOINT_SUFFIXES = (".zip", ".pt")
+PATH_SEPARATORS = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
 
 
 def is_checkpoint_spec(spec: str) -> bool:
-    """True when ``spec`` names a checkpoint file rather than a built-in agent."""
-    return spec.endswith(CHECKPOINT_SUFFIX) or Path(spec).is_file()
+    """True when ``spec`` reads as a checkpoint path: it holds a path separator or ends in
+    ``.zip`` or ``.pt``. (A built-in name wins even so: see ``make``.)"""
+    return spec.endswith(CHECKPOINT_SUFFIXES) or any(sep in spec for sep in PATH_SEPARATORS)
 
 
-def make(game: str, spec: str | Agent, *, stochastic: bool = False) -> Agent:
-    """The agent described by ``spec`` for ``game``.
+def _load_checkpoint(record: Game, spec: str) -> Agent | None:
+    """The player of the checkpoint ``spec`` names, or None when ``spec`` is no path."""
+    if not is_checkpoint_spec(spec):
+        return None
+    from boardgym.agents.policy import load_policy  # heavy (torch): imported only when needed
 
-    Args:
-        game: ``reversi``, ``four_in_a_row`` (``connect_four``) or ``tictactoe``.
-        spec: a built-in name (``"corner_best"``, ``"lookahead:2"``), a checkpoint path, or
-            an ``Agent``, which is returned as it is.
-        stochastic: a checkpoint samples its moves from the policy instead of playing the
-            masked argmax (built-in agents ignore it).
+    return load_policy(spec, record.name)
+
+
+def _legal_moves(record: Game, arg: str | None) -> Candidates:
+    """``random``'s candidates: every legal move of the game."""
+    rules = record.rules
+
+    def candidates(state: Any) -> np.ndarray:
+        return np.asarray(rules.action_bits(state), dtype=np.uint64)
+
+    return no_argument("random", candidates)(record, arg)
+
+
+register_candidates(None, "random", _legal_moves, help="a uniformly random legal move")
+players.register_loader(_load_checkpoint)
+
+
+def names(game: str) -> list[str]:
+    """The names of ``game``'s players (its own and every game's), sorted.
 
     Raises:
-        ValueError: unknown game or agent name (the message lists the valid ones), or a bad
-            argument after the colon.
+        ValueError: unknown game.
     """
-    if isinstance(spec, Agent):
-        return spec
-    if not isinstance(spec, str):
-        raise ValueError(f"an agent spec must be a string or an Agent, got {spec!r}")
-    registry = _registry(game)
-    if is_checkpoint_spec(spec):
-        from boardgym.agents.policy import load_policy  # heavy (torch): imported only when needed
-
-        return load_policy(spec, canonical_name(game), stochastic=stochastic)
-    name, _, arg = spec.partition(":")
-    if name not in registry:
-        raise ValueError(f"unknown {canonical_name(game)} agent {spec!r}; built-in agents: "
-                         f"{', '.join(sorted(registry))}, or a path to a {CHECKPOINT_SUFFIX} "
-                         "checkpoint")
-    return registry[name](arg if ":" in spec else None)
+    return list(players.entries(game_record(game)))
 
 
-__all__ = ["Agent", "RandomAgent", "is_checkpoint_spec", "make", "names"]
+def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False) -> Agent:
+    """The player ``spec`` describes for ``game``.
+
+    Args:
+        game: a game name or alias (``"connect_four"``), or its ``Game`` record.
+        spec: a player name (``"corner_best"``, ``"lookahead:2"``), a checkpoint path, or an
+            ``Agent``, which is returned as it is.
+        stochastic: a checkpoint samples its moves from the policy instead of playing the
+            masked argmax (named players ignore it).
+
+    Raises:
+        ValueError: unknown game or player (the message lists the names), or a bad argument
+            after the colon.
+        FileNotFoundError, CheckpointError: a checkpoint path that cannot be loaded.
+    """
+    record = game_record(game)
+    if stochastic and isinstance(spec, str) and spec.partition(":")[0] not in names(record.name) \
+            and is_checkpoint_spec(spec):
+        from boardgym.agents.policy import load_policy
+
+        return load_policy(spec, record.name, stochastic=True)
+    return players.make(record, spec)
+
+
+__all__ = ["Agent", "is_checkpoint_spec", "make", "names"]

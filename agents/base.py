@@ -1,50 +1,135 @@
-"""The agent protocol and the one agent every game shares: uniformly random play."""
+"""What the classic players share: a rule is a *candidate-move set*, played once per game or
+batched.
+
+Every classic AI (Reversi's ``corner_best``, four-in-a-row's ``lookahead:N``, tic-tac-toe's
+``rules``, ``random`` everywhere) picks uniformly among a set of moves it deems best: the
+books' programs shuffle the legal moves and take the first best one. So each AI is written
+once, as a ``Candidates`` function: a batched rules state -> a ``uint64`` bitmask per game of
+the moves it may play (bit ``a`` = action ``a``). From it come both players:
+
+- the single-game player (``CandidatePlayer``) runs the function on the batch of one game
+  (``core.batch_of``) and picks with one ``uint64`` draw from ``rng``;
+- the batched twin (``BatchedCandidatePlayer``) runs it on N games and picks with the draws
+  the vector env hands it.
+
+Both pick with ``bitboard.choose``, so game ``i`` of a batch and the same game alone, given
+the same draw, play the same move.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
-from boardgym.envs.games.bitboard import nth_set_bit
+
+from boardgym.envs.games import players
+from boardgym.envs.games.bitboard import choose, random_draws
+from boardgym.envs.games.core import Game, batch_of
+from boardgym.envs.games.players import Agent
+
+Candidates = Callable[[Any], np.ndarray]
+"""Batched state -> ``uint64`` bitmask per game of the moves the player may choose; 0 for a
+finished game."""
+CandidatesFactory = Callable[[Game, "str | None"], Candidates]
+"""Builds a game's ``Candidates`` from the text after ``:`` in a spec (None when absent).
+Raises ``ValueError`` for a bad argument."""
 
 
-@runtime_checkable
-class Agent(Protocol):
-    """A player: picks a legal action for the side to move of a rules state."""
+def spec_of(name: str, arg: str | None) -> str:
+    """The spec text ``name`` or ``name:arg``."""
+    return name if arg is None else f"{name}:{arg}"
+
+
+class CandidatePlayer:
+    """A single-game player: a uniformly random move among its candidates.
+
+    Args:
+        spec: the player's spec, as shown (``"lookahead:2"``).
+        candidates: the candidate-move set function.
+    """
+
+    def __init__(self, spec: str, candidates: Candidates) -> None:
+        self.spec = spec
+        self.candidates = candidates
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
-        """A legal action in ``state`` (not terminal), using only ``rng`` for randomness."""
-        ...
+        """One of the candidate moves in ``state``, chosen with one uniform draw from ``rng``.
+
+        Raises:
+            ValueError: the game is over (no candidate).
+        """
+        candidates = int(self.candidates(batch_of(state))[0])
+        if not candidates:
+            raise ValueError("no legal move: the game is over")
+        return int(choose(candidates, random_draws(rng)))
+
+    def __repr__(self) -> str:
+        return f"CandidatePlayer({self.spec!r})"
 
 
-AgentFactory = Callable[[str | None], Agent]
-"""Builds an agent from the text after ``:`` in a spec (``None`` when there is none)."""
+class BatchedCandidatePlayer:
+    """The batched twin of a ``CandidatePlayer``: one move per game of a batch.
+
+    Args:
+        spec: the player's spec, as shown.
+        candidates: the candidate-move set function.
+    """
+
+    def __init__(self, spec: str, candidates: Candidates) -> None:
+        self.spec = spec
+        self.candidates = candidates
+
+    def act(self, state: Any, draws: np.ndarray) -> np.ndarray:
+        """One candidate move per game of the batched ``state``, game ``i`` chosen by the
+        uniform ``uint64`` word ``draws[i]`` (``bitboard.choose``; action 0 where a game is
+        over)."""
+        return choose(self.candidates(state), draws)
+
+    def __repr__(self) -> str:
+        return f"BatchedCandidatePlayer({self.spec!r})"
 
 
-class RandomAgent:
-    """A uniformly random legal move."""
+def register_candidates(game: str | None, name: str, candidates_for: CandidatesFactory,
+                        help: str) -> None:
+    """Register the player ``name`` of ``game`` (None: every game) and its batched twin, both
+    built from one ``CandidatesFactory``."""
 
-    def __init__(self, rules: ModuleType) -> None:
-        self.rules = rules
+    def single(record: Game, arg: str | None) -> Agent:
+        return CandidatePlayer(spec_of(name, arg), candidates_for(record, arg))
 
-    def act(self, state: Any, rng: np.random.Generator) -> int:
-        """A uniformly random legal action: the ``k``-th of the legal actions in increasing
-        order, ``k`` from one uniform draw."""
-        legal = int(self.rules.action_bits(state))
-        if not legal:
-            raise ValueError("no legal action: the game is over")
-        return nth_set_bit(legal, int(rng.random() * legal.bit_count()))
+    def batched(record: Game, arg: str | None) -> BatchedCandidatePlayer:
+        return BatchedCandidatePlayer(spec_of(name, arg), candidates_for(record, arg))
+
+    players.register(game, name, single, batched=batched, help=help)
 
 
-def no_argument(name: str, build: Callable[[], Agent]) -> AgentFactory:
-    """A factory for an agent that takes no ``:argument``."""
+def no_argument(name: str, candidates: Candidates) -> CandidatesFactory:
+    """The ``CandidatesFactory`` of a player that takes no ``:argument``."""
 
-    def factory(arg: str | None) -> Agent:
+    def factory(record: Game, arg: str | None) -> Candidates:
         if arg is not None:
-            raise ValueError(f"agent {name!r} takes no argument; write {name!r}, not "
-                             f"{name + ':' + arg!r}")
-        return build()
+            raise ValueError(f"player {name!r} takes no argument; write {name!r}, not "
+                             f"{spec_of(name, arg)!r}")
+        return candidates
 
     return factory
+
+
+def positive_int(text: str | None, name: str, default: int) -> int:
+    """The integer argument of a spec like ``alphabeta:4`` (``default`` when absent).
+
+    Raises:
+        ValueError: not a positive integer; the message shows a valid spec.
+    """
+    if text is None:
+        return default
+    value = int(text) if text.isdecimal() else 0
+    if value < 1:
+        raise ValueError(f"{name} takes a positive integer, e.g. {name}:{default}; "
+                         f"got {spec_of(name, text)}")
+    return value
+
+
+__all__ = ["Agent", "BatchedCandidatePlayer", "CandidatePlayer", "Candidates",
+           "CandidatesFactory", "no_argument", "positive_int", "register_candidates", "spec_of"]

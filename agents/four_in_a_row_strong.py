@@ -1,5 +1,5 @@
-"""Strong four-in-a-row players: ``alphabeta:D`` with a threat-based evaluation and an exact
-solve near the end, and ``mcts:N``. Registered in ``agents.four_in_a_row``; any board size.
+"""The strong four-in-a-row player: ``alphabeta:D`` with a threat-based evaluation and an exact
+solve near the end, on any board size (``mcts:N`` is the every-game one of ``agents.search``).
 
 A *threat* of a player is an empty cell that would complete ``connect`` in a row for them.
 The evaluation (side to move minus opponent) counts threats, plus how many possible lines
@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from boardgym.agents.base import AgentFactory
-from boardgym.agents.search import Heuristics, alphabeta_factory, decisive, mcts_factory
+from boardgym.agents.search import Heuristics, alphabeta_factory, decisive
 from boardgym.envs.games import four_in_a_row as rules
+from boardgym.envs.games import players
 from boardgym.envs.games.four_in_a_row import Geometry, State
 
 EXACT_EMPTIES = 20
@@ -53,9 +53,9 @@ class Tables:
 def _lines(geom: Geometry) -> list[int]:
     """Every set of ``connect`` cells in a row on the board, as bitboards."""
     lines = []
-    for s in geom.line_shifts:
+    for step in geom.line_shifts:
         for start in range(geom.height * geom.columns):
-            line = sum(1 << (start + i * s) for i in range(geom.connect))
+            line = sum(1 << (start + i * step) for i in range(geom.connect))
             if line & geom.board == line:
                 lines.append(line)
     return lines
@@ -84,22 +84,17 @@ def tables(geom: Geometry) -> Tables:
 def threats(bits: int, empty: int, geom: Geometry) -> int:
     """The cells of ``empty`` that would complete ``connect`` in a row with ``bits``."""
     found = 0
-    for s in geom.line_shifts:
+    for step in geom.line_shifts:
         for gap in range(geom.connect):
             cells = empty
             for i in range(geom.connect):
-                offset = (i - gap) * s
+                offset = (i - gap) * step
                 if offset > 0:
                     cells &= bits >> offset
                 elif offset < 0:
                     cells &= bits << -offset
             found |= cells
     return found
-
-
-def _playable(filled: int, geom: Geometry) -> int:
-    """The cell where a token dropped in each non-full column would land."""
-    return (filled + geom.bottom) & geom.board
 
 
 def _line_score(bits: int, groups: tuple[tuple[int, int], ...]) -> int:
@@ -111,15 +106,15 @@ def evaluate(state: State) -> float:
     geom, me, opp = state.geom, int(state.me), int(state.opp)
     filled = me | opp
     empty = geom.board ^ filled
-    playable = _playable(filled, geom)
+    playable = rules.landing_cells(filled, geom)
     mine, theirs = threats(me, empty, geom), threats(opp, empty, geom)
     if mine & playable:
         return WIN_NOW
     if (theirs & playable).bit_count() > 1:
         return -WIN_NOW
-    t = tables(geom)
+    groups = tables(geom).line_groups
     return (W_THREAT * (mine.bit_count() - theirs.bit_count())
-            + W_LINE * (_line_score(me, t.line_groups) - _line_score(opp, t.line_groups)))
+            + W_LINE * (_line_score(me, groups) - _line_score(opp, groups)))
 
 
 def ordered_moves(state: State) -> list[int]:
@@ -127,16 +122,17 @@ def ordered_moves(state: State) -> list[int]:
     geom, me, opp = state.geom, int(state.me), int(state.opp)
     filled = me | opp
     empty = geom.board ^ filled
-    playable = _playable(filled, geom)
+    playable = rules.landing_cells(filled, geom)
     wins = threats(me, empty, geom) & playable
     blocks = threats(opp, empty, geom) & playable
-    t = tables(geom)
+    board = tables(geom)
 
     def rank(column: int) -> int:
-        cells = t.column_cells[column]
+        cells = board.column_cells[column]
         return 0 if wins & cells else 1 if blocks & cells else 2
 
-    return sorted((c for c in t.centre_order if not (filled >> t.top_cells[c]) & 1), key=rank)
+    return sorted((c for c in board.centre_order if not (filled >> board.top_cells[c]) & 1),
+                  key=rank)
 
 
 def empties(state: State) -> int:
@@ -159,10 +155,9 @@ def _exact_plies(state: State) -> int | None:
 
 HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
                         final_value=final_value, exact_plies=_exact_plies,
-                        key=lambda s: (s.me, s.opp), exact_budget=EXACT_BUDGET)
+                        key=lambda state: (state.me, state.opp), exact_budget=EXACT_BUDGET)
 
-AGENTS: dict[str, AgentFactory] = {
-    "alphabeta": alphabeta_factory(HEURISTICS, DEFAULT_DEPTH),
-    "mcts": mcts_factory(rules),
-}
-"""The strong players, added to ``agents.four_in_a_row.AGENTS``."""
+players.register(rules.GAME.name, "alphabeta", alphabeta_factory(lambda _: HEURISTICS,
+                                                                 DEFAULT_DEPTH),
+                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}): threats and open "
+                      f"lines; exact from {EXACT_EMPTIES} empty cells")

@@ -22,13 +22,14 @@ from typing import Any
 
 import gymnasium as gym
 import torch
-from boardgym.envs.games import reversi
-from boardgym.envs.games.bitboard import pack, unpack
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import BaseModel
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
+
+from boardgym.envs.games import reversi
+from boardgym.envs.games.bitboard import pack, unpack
 
 KERNEL = 3
 PADDING = 1

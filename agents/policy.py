@@ -7,20 +7,24 @@ before playing, so a checkpoint of another game or board size fails with a clear
 Training runs add a second entry, ``boardgym_train.json``, with what ``--resume`` needs
 (RNG streams, opponent pool, eval history); agents ignore it.
 
-torch and stable-baselines3 are imported only here (lazily from ``agents.make``).
+torch and stable-baselines3 are imported only here (lazily from ``agents.make``). A
+checkpoint is loaded once per process: ``load_policy`` keeps the players it built, by file
+(path, size and modification time) and options.
 """
 
 from __future__ import annotations
 
 import json
 import zipfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
 from boardgym.agents.networks import action_logits
-from boardgym.envs.games import canonical_name, rules
+from boardgym.envs.games import GAMES, canonical_name, rules
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"
@@ -28,6 +32,8 @@ FORMAT_VERSION = 1
 MASKED_LOGIT = -np.inf
 INFERENCE_THREADS = 1
 """torch threads for one-board inference: more threads only add hand-off latency."""
+LOADED_CHECKPOINTS = 16
+"""Players kept by ``load_policy``, so that a checkpoint is read once per process."""
 
 
 class CheckpointError(ValueError):
@@ -52,9 +58,10 @@ def checkpoint_metadata(game: str, env_kwargs: dict[str, Any], num_timesteps: in
 
 
 def board_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The board options among env keyword arguments (``rows``, ``columns``, ``connect``)."""
-    return {key: value for key, value in env_kwargs.items()
-            if key in ("rows", "columns", "connect")}
+    """The board options among env keyword arguments (any game's ``Game.options``, such as
+    four-in-a-row's ``rows``, ``columns``, ``connect``)."""
+    options = {name for record in GAMES.values() for name in record.options}
+    return {key: value for key, value in env_kwargs.items() if key in options}
 
 
 def initial_state(game: str, env_kwargs: dict[str, Any]) -> Any:
@@ -195,7 +202,8 @@ class PolicyAgent:
 
 
 def load_policy(path: str | Path, game: str, stochastic: bool = False) -> PolicyAgent:
-    """The agent of the checkpoint at ``path``, checked to be a ``game`` checkpoint.
+    """The agent of the checkpoint at ``path``, checked to be a ``game`` checkpoint; the same
+    object for the same file (unchanged since) and arguments, within a process.
 
     Args:
         path: a ``.zip`` written by ``boardgym train`` / ``boardgym selfplay``.
@@ -209,6 +217,23 @@ def load_policy(path: str | Path, game: str, stochastic: bool = False) -> Policy
         CheckpointError: corrupt, not a boardgym checkpoint, or trained for another game or
             observation shape; the message names the fix.
     """
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return _load_policy(str(path), canonical_name(game), stochastic)  # raises, clearly
+    return _cached_policy(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns,
+                          str(path), canonical_name(game), stochastic)
+
+
+@lru_cache(maxsize=LOADED_CHECKPOINTS)
+def _cached_policy(resolved: str, size: int, modified_ns: int, path: str, game: str,
+                   stochastic: bool) -> PolicyAgent:
+    """``_load_policy``, kept by file identity (``resolved`` path, ``size``, ``modified_ns``)."""
+    return _load_policy(path, game, stochastic)
+
+
+def _load_policy(path: str, game: str, stochastic: bool) -> PolicyAgent:
+    """``load_policy`` without the cache."""
     metadata = read_metadata(path)
     check_game(metadata, game, path)
     torch.set_num_threads(INFERENCE_THREADS)

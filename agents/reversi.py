@@ -1,110 +1,101 @@
-"""Built-in reversi players: the classic console program's AIs.
+"""The classic console program's Reversi AIs, each one candidate-move set (``agents.base``).
 
-Each classic AI first *shuffles* the legal moves (a uniformly random permutation drawn from
-the ``rng`` given to ``act``) and then scans them in that order, so ties go to whichever
-tied move comes first in the shuffled order.
+Each classic AI shuffles the legal moves, then scans them for the first best one: in
+distribution, a uniform choice among the best moves, which is what the players here do.
 
-- ``random``: a uniformly random legal move.
-- ``corner_best``: the first corner if any; otherwise the first move that leaves the mover
-  with the most discs. The default opponent of ``Reversi-v0``.
-- ``worst``: the first move that leaves the mover with the fewest discs.
-- ``corner_side_best``: the first corner if any; else the first move on the board's edge
-  (row or column 0 or 7); else what ``corner_best`` plays.
-- ``alphabeta:D`` (default 4) and ``mcts:N`` (default 800): the strong reference players of
-  ``agents.reversi_strong`` (search, not shuffled scans).
+- ``corner_best``: the corners if any are legal; otherwise the moves that leave the mover
+  the most discs. The default opponent of ``Reversi-v0``.
+- ``worst``: the moves that leave the mover the fewest discs.
+- ``corner_side_best``: the corners; else the moves on the board's edge (row or column 0 or
+  7); else ``corner_best``'s moves.
 
-After a move the mover owns its discs, the new disc and the flipped ones, so "most discs"
-is "most flips" and "fewest discs" is "fewest flips".
+After a move the mover owns its discs, the new disc and the flipped ones, so "most discs" is
+"most flips" and "fewest discs" is "fewest flips". ``alphabeta:D`` is in
+``agents.reversi_strong``; ``random`` and ``mcts:N`` are every game's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
-from boardgym.agents.base import AgentFactory, RandomAgent, no_argument
-from boardgym.agents.reversi_strong import AGENTS as STRONG_AGENTS
+
+from boardgym.agents import reversi_strong  # noqa: F401  (registers alphabeta)
+from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.envs.games import reversi as rules
-from boardgym.envs.games.bitboard import popcount
+from boardgym.envs.games.bitboard import bit_of, popcount, unpack
+from boardgym.envs.games.core import take
+
+FEW_MOVES = 32
+"""Up to this many moves, flips are counted on Python ints: faster than numpy's per-call cost
+(a single game's player works on a batch of one)."""
+NO_MOVE_KEY = -rules.CELLS - 1
+"""Below every move's sort key (a flip count or its negative)."""
 
 
-def shuffled_moves(state: rules.State, rng: np.random.Generator) -> list[int]:
-    """The legal moves of ``state`` in a uniformly random order drawn from ``rng``.
-
-    The moves are listed in ascending cell order before ``rng.permutation`` shuffles them.
-    """
-    legal = int(state.legal)
-    cells = [cell for cell in range(rules.CELLS) if (legal >> cell) & 1]
-    return [int(cell) for cell in rng.permutation(cells)]
-
-
-def flip_count(state: rules.State, move: int) -> int:
-    """How many discs ``move`` flips for the side to move."""
-    return int(popcount(rules.flips(state, move)))
+def flip_counts(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """How many discs each of ``moves`` (single bits) flips for ``me`` against ``opp``
+    (``rules.flip_bits``, elementwise)."""
+    if len(moves) <= FEW_MOVES:
+        return np.array([rules.flip_bits(mine, theirs, move).bit_count() for mine, theirs, move
+                         in zip(me.tolist(), opp.tolist(), moves.tolist(), strict=True)],
+                        dtype=np.int64)
+    return np.asarray(popcount(rules.flip_bits(me, opp, moves)))
 
 
-def first_in(moves: list[int], region: int) -> int | None:
-    """The first of ``moves`` whose cell is in the bitboard ``region``, or None."""
-    return next((move for move in moves if (region >> move) & 1), None)
+def extreme_flip_moves(state: rules.State, most: bool) -> np.ndarray:
+    """Per game of a batched state, the legal moves flipping the most (``most``) or the
+    fewest discs, as a ``uint64`` bitmask (0 for a finished game)."""
+    games, cells = np.nonzero(unpack(state.legal, rules.ACTION_CELLS))
+    moves = bit_of(cells)
+    counts = flip_counts(state.me[games], state.opp[games], moves)
+    key = counts if most else -counts
+    best = np.full(len(state.legal), NO_MOVE_KEY)
+    np.maximum.at(best, games, key)
+    chosen = np.where(key == best[games], moves, np.uint64(0))
+    result = np.zeros(len(state.legal), dtype=np.uint64)
+    np.bitwise_or.at(result, games, chosen)
+    return result
 
 
-def most_discs(state: rules.State, moves: list[int]) -> int:
-    """The first of ``moves`` flipping strictly more discs than every earlier one."""
-    best_move, best_flips = moves[0], -1
-    for move in moves:
-        count = flip_count(state, move)
-        if count > best_flips:
-            best_move, best_flips = move, count
-    return best_move
+def first_region(state: rules.State, regions: Sequence[int], most: bool) -> np.ndarray:
+    """Per game of a batched state, its legal moves in the first of ``regions`` (bitboards)
+    that holds any, else ``extreme_flip_moves(state, most)``."""
+    result = np.zeros(len(state.legal), dtype=np.uint64)
+    open_games = np.ones(len(state.legal), dtype=np.bool_)
+    for region in regions:
+        inside = state.legal & np.uint64(region)
+        found = open_games & (inside != 0)
+        result[found] = inside[found]
+        open_games &= ~found
+    rest = np.flatnonzero(open_games)
+    if rest.size:
+        result[rest] = extreme_flip_moves(take(state, rest), most)
+    return result
 
 
-def fewest_discs(state: rules.State, moves: list[int]) -> int:
-    """The first of ``moves`` flipping strictly fewer discs than every earlier one."""
-    worst_move, worst_flips = moves[0], rules.CELLS
-    for move in moves:
-        count = flip_count(state, move)
-        if count < worst_flips:
-            worst_move, worst_flips = move, count
-    return worst_move
+def corner_best(state: rules.State) -> np.ndarray:
+    """``corner_best``'s candidates: the corners, else the moves flipping the most discs."""
+    return first_region(state, (rules.CORNERS,), most=True)
 
 
-class CornerBestAgent:
-    """``corner_best``: shuffle; the first corner, else the first move with the most discs."""
-
-    def act(self, state: rules.State, rng: np.random.Generator) -> int:
-        """The move as specified in the class docstring."""
-        moves = shuffled_moves(state, rng)
-        corner = first_in(moves, rules.CORNERS)
-        return most_discs(state, moves) if corner is None else corner
+def corner_side_best(state: rules.State) -> np.ndarray:
+    """``corner_side_best``'s candidates: the corners, else the edge moves, else the moves
+    flipping the most discs."""
+    return first_region(state, (rules.CORNERS, rules.EDGES), most=True)
 
 
-class WorstAgent:
-    """``worst``: shuffle; the first move leaving the mover the fewest discs."""
-
-    def act(self, state: rules.State, rng: np.random.Generator) -> int:
-        """The move as specified in the class docstring."""
-        return fewest_discs(state, shuffled_moves(state, rng))
+def worst(state: rules.State) -> np.ndarray:
+    """``worst``'s candidates: the moves flipping the fewest discs."""
+    return first_region(state, (), most=False)
 
 
-class CornerSideBestAgent:
-    """``corner_side_best``: shuffle; the first corner, else the first edge move, else
-    ``corner_best`` (which shuffles again, as the classic program does)."""
-
-    def __init__(self) -> None:
-        self.fallback = CornerBestAgent()
-
-    def act(self, state: rules.State, rng: np.random.Generator) -> int:
-        """The move as specified in the class docstring."""
-        moves = shuffled_moves(state, rng)
-        for region in (rules.CORNERS, rules.EDGES):
-            move = first_in(moves, region)
-            if move is not None:
-                return move
-        return self.fallback.act(state, rng)
-
-
-AGENTS: dict[str, AgentFactory] = {
-    "random": no_argument("random", lambda: RandomAgent(rules)),
-    "corner_best": no_argument("corner_best", CornerBestAgent),
-    "worst": no_argument("worst", WorstAgent),
-    "corner_side_best": no_argument("corner_side_best", CornerSideBestAgent),
-    **STRONG_AGENTS,  # alphabeta:D and mcts:N
+CLASSIC: dict[str, tuple[Candidates, str]] = {
+    "corner_best": (corner_best, "a corner, else the move flipping the most discs"),
+    "corner_side_best": (corner_side_best, "a corner, else an edge, else the most discs"),
+    "worst": (worst, "the move flipping the fewest discs"),
 }
+"""The classic AIs: name -> (candidates, one-line help)."""
+
+for _name, (_candidates, _help) in CLASSIC.items():
+    register_candidates(rules.GAME.name, _name, no_argument(_name, _candidates), _help)

@@ -1,5 +1,5 @@
-"""Strong Reversi players: ``alphabeta:D`` with a positional evaluation and an exact endgame
-solve, and ``mcts:N``. Registered in ``agents.reversi``.
+"""The strong Reversi player: ``alphabeta:D`` with a positional evaluation and an exact
+endgame solve (``mcts:N`` is the every-game one of ``agents.search``).
 
 The evaluation (side to move minus opponent, in rough "disc" units) weighs mobility, corners,
 stable discs, frontier discs, and the edge squares next to empty corners (X- and C-squares),
@@ -12,15 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from boardgym.agents.base import AgentFactory
-from boardgym.agents.search import (
-    Heuristics,
-    alphabeta_factory,
-    decisive,
-    margin_of,
-    mcts_factory,
-    search,
-)
+
+from boardgym.agents.search import Heuristics, alphabeta_factory, decisive, margin_of, search
+from boardgym.envs.games import players
 from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.reversi import CELLS, CORNERS, EDGES, SIZE, State, legal_bits
@@ -33,10 +27,9 @@ DEFAULT_DEPTH = 4
 
 AXES = tuple(zip(rules.LEFT_SHIFTS, rules.RIGHT_SHIFTS, strict=True))
 """Per line direction: (shift, mask) towards higher bits and towards lower bits."""
-BORDERS = tuple(FULL64 ^ (((FULL64 << s) & low) & ((FULL64 >> s) & high))
-                for (s, low), (_, high) in AXES)
+BORDERS = tuple(FULL64 ^ (((FULL64 << step) & low) & ((FULL64 >> step) & high))
+                for (step, low), (_, high) in AXES)
 """Per direction: the squares with no neighbour on one side of that line (the board's rim)."""
-NEIGHBOUR_SHIFTS = (*rules.LEFT_SHIFTS, *rules.RIGHT_SHIFTS)
 
 CORNER_CELLS = (0, SIZE - 1, CELLS - SIZE, CELLS - 1)
 X_SQUARES = {0: 1 << 9, 7: 1 << 14, 56: 1 << 49, 63: 1 << 54}
@@ -59,26 +52,26 @@ ORDER_PRIORITY = (CORNERS, EDGES ^ CORNERS ^ sum(C_SQUARES.values()),
 """Square groups in the order moves are tried: corners, safe edges, inner squares, C, X."""
 
 
-def _shift_up(bits: int, s: int, mask: int) -> int:
-    """Squares whose neighbour ``s`` bits lower (in a direction with wrap mask ``mask``) is in
+def _shift_up(bits: int, step: int, mask: int) -> int:
+    """Squares whose neighbour ``step`` bits lower (in a direction with wrap mask ``mask``) is in
     ``bits``."""
-    return (bits << s) & mask
+    return (bits << step) & mask
 
 
-def _full_lines(filled: int, s: int, up_mask: int, down_mask: int) -> int:
-    """Squares whose whole line in direction ``s`` is filled."""
+def _full_lines(filled: int, step: int, up_mask: int, down_mask: int) -> int:
+    """Squares whose whole line in direction ``step`` is filled."""
     up = down = FULL64 ^ filled
     for _ in range(SIZE - 1):
-        up |= _shift_up(up, s, up_mask)
-        down |= (down >> s) & down_mask
+        up |= _shift_up(up, step, up_mask)
+        down |= (down >> step) & down_mask
     return FULL64 ^ (up | down)
 
 
 def _anchors(filled: int) -> list[int]:
     """Per line direction: the squares that are safe along it whatever their neighbours hold,
     because the line is full or they sit on the board's rim across it."""
-    return [border | _full_lines(filled, s, up, down)
-            for border, ((s, up), (_, down)) in zip(BORDERS, AXES, strict=True)]
+    return [border | _full_lines(filled, step, up, down)
+            for border, ((step, up), (_, down)) in zip(BORDERS, AXES, strict=True)]
 
 
 def _grow_stable(discs: int, anchors: list[int]) -> int:
@@ -86,8 +79,8 @@ def _grow_stable(discs: int, anchors: list[int]) -> int:
     stable = 0
     while True:
         grown = discs
-        for base, ((s, up), (_, down)) in zip(anchors, AXES, strict=True):
-            grown &= base | _shift_up(stable, s, up) | ((stable >> s) & down)
+        for base, ((step, up), (_, down)) in zip(anchors, AXES, strict=True):
+            grown &= base | _shift_up(stable, step, up) | ((stable >> step) & down)
         if grown == stable:
             return stable
         stable = grown
@@ -115,10 +108,10 @@ def _stable_difference(me: int, opp: int) -> int:
 def _frontier(discs: int, empty: int) -> int:
     """Discs next to at least one empty square."""
     near_empty = 0
-    for s, mask in rules.LEFT_SHIFTS:
-        near_empty |= _shift_up(empty, s, mask)
-    for s, mask in rules.RIGHT_SHIFTS:
-        near_empty |= (empty >> s) & mask
+    for step, mask in rules.LEFT_SHIFTS:
+        near_empty |= _shift_up(empty, step, mask)
+    for step, mask in rules.RIGHT_SHIFTS:
+        near_empty |= (empty >> step) & mask
     return discs & near_empty
 
 
@@ -196,7 +189,7 @@ def _endgame_plies(state: State) -> int | None:
 
 HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
                         final_value=final_value, exact_plies=_endgame_plies,
-                        key=lambda s: (s.me, s.opp))
+                        key=lambda state: (state.me, state.opp))
 EXACT_HEURISTICS = replace(HEURISTICS, exact_plies=empties)
 
 
@@ -210,8 +203,7 @@ def solve(state: State) -> int:
     return int(margin_of(search(state, EXACT_HEURISTICS, 1, np.random.default_rng(0)).value))
 
 
-AGENTS: dict[str, AgentFactory] = {
-    "alphabeta": alphabeta_factory(HEURISTICS, DEFAULT_DEPTH),
-    "mcts": mcts_factory(rules),
-}
-"""The strong players, added to ``agents.reversi.AGENTS``."""
+players.register(rules.GAME.name, "alphabeta", alphabeta_factory(lambda _: HEURISTICS,
+                                                                 DEFAULT_DEPTH),
+                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}): mobility, corners, "
+                      f"stable discs; exact from {ENDGAME_EMPTIES} empty squares")

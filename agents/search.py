@@ -1,7 +1,9 @@
 """Game-agnostic search players over the rules interface: alpha-beta and MCTS.
 
-Both work on any rules module of ``envs.games`` (``legal_mask``, ``apply``, ``is_terminal``,
-``outcome``, ``state.to_move``). Passing is part of ``apply`` there, so a child position may
+Both work on any game's rules (``core.Rules``: ``legal_mask``, ``apply``, ``is_terminal``,
+``result``, ``state.to_move``), so both are players of every game: ``alphabeta:D`` and
+``mcts:N`` are registered for all games, a game's own ``alphabeta`` (with its heuristics)
+replacing the generic one. Passing is part of ``apply`` there, so a child position may
 have the same side to move as its parent; the search negates values only when the side to
 move changes.
 
@@ -11,6 +13,10 @@ iteration's best move tried first, and game-specific move-order hints. Game know
 as ``Heuristics``: an evaluation, a move order, the exact value of a finished game, and how
 many plies remain when the rest of the game is small enough to search exactly.
 
+Without a game's own ``Heuristics`` the search knows only the rules: finished games get
+their exact value from ``rules.result``, unfinished ones at the horizon 0, moves come in
+legal (increasing) order.
+
 MCTS (``MCTSAgent``) is UCT with uniformly random rollouts and no game knowledge at all.
 """
 
@@ -19,10 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from boardgym.agents.base import positive_int
+from boardgym.envs.games import players
+from boardgym.envs.games.core import Game, Rules
+from boardgym.envs.games.players import PlayerFactory
 
 WIN = 1_000_000.0
 """Base value of a won game; heuristic evaluations must stay strictly inside ``(-WIN, WIN)``."""
@@ -76,7 +86,7 @@ class Heuristics:
             the search gives up and keeps its depth-limited result (``None``: no limit).
     """
 
-    rules: ModuleType
+    rules: Rules
     evaluate: Callable[[Any], float] = _no_evaluation
     order: Callable[[Any], list[int]] | None = None
     final_value: Callable[[Any], float] | None = None
@@ -94,8 +104,7 @@ class Heuristics:
         """The value of the finished game ``state`` for its side to move."""
         if self.final_value is not None:
             return self.final_value(state)
-        first_player_result = int(self.rules.outcome(state))
-        return decisive(first_player_result if state.to_move == 0 else -first_player_result, 0)
+        return decisive(int(self.rules.result(state, state.to_move)), 0)
 
 
 @dataclass(frozen=True)
@@ -143,14 +152,14 @@ class _Search:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise _OutOfBudget
-        h = self.heuristics
-        if h.rules.is_terminal(state):
-            return h.value_of_end(state)
+        knowledge = self.heuristics
+        if knowledge.rules.is_terminal(state):
+            return knowledge.value_of_end(state)
         if depth == 0:
-            return h.evaluate(state)
-        key = h.key(state)
+            return knowledge.evaluate(state)
+        key = knowledge.key(state)
         entry = self.table.get(key)
-        moves = h.moves(state)
+        moves = knowledge.moves(state)
         if entry is not None:
             stored_depth, value, kind, best = entry
             if stored_depth >= depth and (kind == EXACT or (kind == LOWER and value >= beta)
@@ -160,7 +169,8 @@ class _Search:
             moves.insert(0, best)
         original_alpha, best_value, best_move = alpha, -INFINITY, moves[0]
         for move in moves:
-            value = self.child_value(state, h.rules.apply(state, move), depth - 1, alpha, beta)
+            child = knowledge.rules.apply(state, move)
+            value = self.child_value(state, child, depth - 1, alpha, beta)
             if value > best_value:
                 best_value, best_move = value, move
                 alpha = max(alpha, value)
@@ -268,7 +278,7 @@ class MCTSAgent:
     up. The move played is the most visited child of the root.
     """
 
-    def __init__(self, rules: ModuleType, playouts: int,
+    def __init__(self, rules: Rules, playouts: int,
                  exploration: float = UCT_EXPLORATION) -> None:
         """Args:
             rules: the rules module of the game.
@@ -293,7 +303,7 @@ class MCTSAgent:
         while not self.rules.is_terminal(state):
             state = self.rules.apply(state, int(rng.choice(
                 np.flatnonzero(self.rules.legal_mask(state)))))
-        return int(self.rules.outcome(state))
+        return int(self.rules.result(state, 0))
 
     def _playout(self, root: _Node, rng: np.random.Generator) -> None:
         path, node = [root], root
@@ -320,41 +330,36 @@ class MCTSAgent:
         return max(root.children, key=lambda c: c.visits).move
 
 
-def positive_int(text: str | None, name: str, default: int) -> int:
-    """The integer argument of a spec like ``alphabeta:4`` (``default`` when absent).
-
-    Raises:
-        ValueError: not a positive integer; the message shows a valid spec.
-    """
-    if text is None:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise ValueError(f"{name} takes a positive integer, e.g. {name}:{default}; "
-                         f"got {name}:{text}")
-    return value
-
-
-def alphabeta_factory(heuristics: Heuristics, default_depth: int) -> Callable[[str | None],
-                                                                                AlphaBetaAgent]:
-    """A factory for ``alphabeta[:D]`` specs over ``heuristics``."""
-
-    def factory(arg: str | None) -> AlphaBetaAgent:
-        return AlphaBetaAgent(heuristics, positive_int(arg, "alphabeta", default_depth))
-
-    return factory
-
-
 DEFAULT_PLAYOUTS = 800
+GENERIC_DEPTH = 4
+"""The default ``alphabeta`` depth of a game without its own heuristics."""
 
 
-def mcts_factory(rules: ModuleType) -> Callable[[str | None], MCTSAgent]:
-    """A factory for ``mcts[:N]`` specs (N playouts per move, default 800) over ``rules``."""
+def alphabeta_factory(heuristics_of: Callable[[Game], Heuristics],
+                      default_depth: int) -> PlayerFactory:
+    """The player factory of ``alphabeta[:D]`` specs: a search over ``heuristics_of(game)``,
+    ``D`` plies deep (``default_depth`` when absent)."""
 
-    def factory(arg: str | None) -> MCTSAgent:
-        return MCTSAgent(rules, positive_int(arg, "mcts", DEFAULT_PLAYOUTS))
+    def factory(record: Game, arg: str | None) -> AlphaBetaAgent:
+        return AlphaBetaAgent(heuristics_of(record), positive_int(arg, "alphabeta",
+                                                                   default_depth))
 
     return factory
+
+
+def mcts_player(record: Game, arg: str | None) -> MCTSAgent:
+    """The player of an ``mcts[:N]`` spec: ``N`` playouts per move (default 800)."""
+    return MCTSAgent(record.rules, positive_int(arg, "mcts", DEFAULT_PLAYOUTS))
+
+
+def rules_only(record: Game) -> Heuristics:
+    """The heuristics of a game that has none of its own: its rules alone."""
+    return Heuristics(rules=record.rules)
+
+
+players.register(None, "alphabeta", alphabeta_factory(rules_only, GENERIC_DEPTH),
+                 help=f"alpha-beta search D plies deep (default {GENERIC_DEPTH}), exact "
+                      "values of finished games only")
+players.register(None, "mcts", mcts_player,
+                 help=f"UCT tree search, N random playouts per move (default "
+                      f"{DEFAULT_PLAYOUTS})")

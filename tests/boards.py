@@ -7,7 +7,14 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
-from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+
+from boardgym.agents.base import BatchedCandidatePlayer
+from boardgym.envs.games import four_in_a_row, game, players, reversi, tictactoe
+from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
+from boardgym.envs.games.core import put, take
+
+PLANES = 2
+"""An observation's planes: its cells are the board's cells twice."""
 
 
 def _cells(text: str) -> list[str]:
@@ -59,3 +66,35 @@ def random_position(rules: ModuleType, rng: np.random.Generator, moves: int,
             break
         state = after
     return state
+
+
+def random_batch(rules: ModuleType, n: int, seed: int = 0, first_stop: int = 0,
+                 longest: int | None = None, quiet: bool = False,
+                 options: dict[str, Any] | None = None) -> Any:
+    """A batched state of ``n`` games of uniformly random play, each stopped at a random ply
+    in ``first_stop .. longest - 1`` (``longest``: the board's cell count) or at its end.
+    ``quiet`` play avoids the moves that end the game while it has others, so games last and
+    threats pile up. ``options``: the board options of ``initial_batch``."""
+    rng, options = np.random.default_rng(seed), options or {}
+    state = rules.initial_batch(n, **options)
+    longest = longest or rules.observation(rules.initial_state(**options)).size // PLANES
+    stop = rng.integers(first_stop, longest, size=n)
+    for ply in range(longest):
+        mask = legal = rules.legal_mask(state)
+        if quiet:
+            ending = np.stack([rules.is_terminal(rules.apply_batch(state, np.full(n, a)))
+                               for a in range(legal.shape[1])], axis=1)
+            mask = np.where((legal & ~ending).any(axis=1, keepdims=True), legal & ~ending, legal)
+        moving = np.flatnonzero((ply < stop) & legal.any(axis=1))
+        if not moving.size:
+            break
+        actions = choose(bits_from_mask(mask[moving]), random_draws(rng, len(moving)))
+        put(state, moving, rules.apply_batch(take(state, moving), actions))
+    return state
+
+
+def candidate_sets(game_name: str, spec: str, state: Any) -> np.ndarray:
+    """The ``uint64`` candidate-move bitmask per game of the batched player ``spec``."""
+    player = players.make_batched(game(game_name), spec)
+    assert isinstance(player, BatchedCandidatePlayer), f"{spec} has no candidate sets"
+    return player.candidates(state)

@@ -1,12 +1,15 @@
-"""The classic Reversi AIs on hand-built positions (``X`` is the side to move)."""
+"""The classic Reversi AIs on hand-built positions (``X`` is the side to move), and their
+candidate sets against a plain reference on random positions."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from boardgym.envs.games import reversi
 
 from boardgym import agents
+from boardgym.envs.games import reversi
+from boardgym.envs.games.core import unbatch
+from tests.boards import candidate_sets, random_batch
 
 SEEDS = range(40)
 
@@ -86,7 +89,8 @@ def test_positions_are_as_described() -> None:
 
 
 def test_builtin_names() -> None:
-    assert {"corner_best", "corner_side_best", "random", "worst"} <= set(agents.names("reversi"))
+    assert agents.names("reversi") == ["alphabeta", "corner_best", "corner_side_best", "mcts",
+                                       "random", "worst"]
 
 
 @pytest.mark.parametrize("spec", ["corner_best", "corner_side_best"])
@@ -99,14 +103,15 @@ def test_corner_best_takes_the_most_discs() -> None:
     assert moves_played("corner_best", position(EDGE_VS_BIG_FLIP)) == {26}
 
 
-def test_corner_best_breaks_ties_by_the_first_in_the_shuffled_order() -> None:
+def test_corner_best_breaks_ties_uniformly_with_one_draw() -> None:
     state = position(TIED_BEST)
     agent = agents.make("reversi", "corner_best")
-    for seed in SEEDS:
-        order = np.random.default_rng(seed).permutation([9, 26, 42]).tolist()
-        first_best = next(move for move in order if move != 9)
-        assert agent.act(state, np.random.default_rng(seed)) == first_best
-    assert moves_played("corner_best", state) == {26, 42}
+    moves = [agent.act(state, np.random.default_rng(seed)) for seed in range(400)]
+    assert 150 < moves.count(26) < 250 and moves.count(26) + moves.count(42) == 400
+    rng, once = np.random.default_rng(0), np.random.default_rng(0)
+    agent.act(state, rng)
+    once.integers(0, 2**64, dtype=np.uint64)
+    assert rng.bit_generator.state == once.bit_generator.state  # one draw, no more
 
 
 def test_worst_takes_the_fewest_discs() -> None:
@@ -145,3 +150,32 @@ def test_whole_games_are_legal_and_reproducible(spec: str) -> None:
 def test_an_argument_is_refused() -> None:
     with pytest.raises(ValueError, match="takes no argument"):
         agents.make("reversi", "corner_best:2")
+
+
+def reference_candidates(state: reversi.State, regions: tuple[int, ...], most: bool) -> set[int]:
+    """The classic rule, plainly: the legal moves in the first region holding any, else those
+    flipping the most (``most``) or the fewest discs."""
+    legal = [int(move) for move in np.flatnonzero(reversi.legal_mask(state))]
+    for region in regions:
+        inside = {move for move in legal if (region >> move) & 1}
+        if inside:
+            return inside
+    counts = flip_counts(state)
+    extreme = max(counts.values()) if most else min(counts.values())
+    return {move for move, count in counts.items() if count == extreme}
+
+
+CLASSIC_RULES = {"corner_best": ((reversi.CORNERS,), True),
+                 "corner_side_best": ((reversi.CORNERS, reversi.EDGES), True),
+                 "worst": ((), False)}
+
+
+@pytest.mark.parametrize("spec", sorted(CLASSIC_RULES))
+def test_candidates_follow_the_classic_rule_on_random_positions(spec: str) -> None:
+    state = random_batch(reversi, 3000, seed=5)
+    candidates = candidate_sets("reversi", spec, state)
+    live = np.flatnonzero(state.legal != 0)
+    assert len(live) > 2000
+    for i in live:
+        expected = reference_candidates(unbatch(state, int(i)), *CLASSIC_RULES[spec])
+        assert {m for m in range(reversi.CELLS) if int(candidates[i]) >> m & 1} == expected

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from boardgym.agents.tictactoe import move_values, value
-from boardgym.envs.games import tictactoe
-from boardgym.train.evaluate import play_match
 
 from boardgym import agents
+from boardgym.agents.tictactoe import move_values, value
+from boardgym.envs.games import tictactoe
+from boardgym.envs.games.core import unbatch
+from tests.boards import candidate_sets, random_batch
 
 SEEDS = range(30)
 OTHERS = ("random", "rules", "rules_center", "perfect")
@@ -84,7 +85,7 @@ def test_perfect_blocks_with_a_fork() -> None:
 def test_perfect_prefers_the_fastest_win() -> None:
     """Taking 2 wins now; 4 also wins (threats at 2 and 7) but two moves later."""
     state = position("XX. O.. ..O")
-    assert 0 < move_values(state)[4] < move_values(state)[2]
+    assert 0 < move_values(state.me, state.opp)[4] < move_values(state.me, state.opp)[2]
     assert moves_played("perfect", state) == {2}
 
 
@@ -97,8 +98,7 @@ def test_value_counts_the_empty_cells() -> None:
 def never_loses(perfect_side: int, state: tictactoe.State, seed: int) -> bool:
     """Whether ``perfect`` on ``perfect_side`` avoids losing against every possible reply."""
     if tictactoe.is_terminal(state):
-        result = int(tictactoe.outcome(state))
-        return result != (-1 if perfect_side == 0 else 1)
+        return tictactoe.result(state, perfect_side) != -1
     if state.to_move == perfect_side:
         move = agents.make("tictactoe", "perfect").act(state, np.random.default_rng(seed))
         return never_loses(perfect_side, tictactoe.apply(state, int(move)), seed)
@@ -114,11 +114,44 @@ def test_perfect_never_loses_against_any_sequence_of_replies(perfect_side: int) 
 
 @pytest.mark.parametrize("other", OTHERS)
 def test_perfect_never_loses_a_thousand_games_first_and_second(other: str) -> None:
-    """With ``alternate`` perfect moves first in the even games and second in the odd ones."""
-    result = play_match("tictactoe", "perfect", other, PERFECT_GAMES, seed=1, alternate=True)
-    assert result.b_wins == 0
-    assert result.a_wins + result.ties == PERFECT_GAMES
+    """Perfect moves first in the even games and second in the odd ones."""
+    players = agents.make("tictactoe", "perfect"), agents.make("tictactoe", other)
+    for index in range(PERFECT_GAMES):
+        rng, perfect_side = np.random.default_rng([1, index]), index % 2
+        state = tictactoe.initial_state()
+        while not tictactoe.is_terminal(state):
+            player = players[0] if state.to_move == perfect_side else players[1]
+            state = tictactoe.apply(state, player.act(state, rng))
+        assert tictactoe.result(state, perfect_side) != -1
 
 
 def test_names() -> None:
-    assert agents.names("tictactoe") == ["perfect", "random", "rules", "rules_center"]
+    assert agents.names("tictactoe") == ["alphabeta", "mcts", "perfect", "random", "rules",
+                                         "rules_center"]
+
+
+def reference_rule(state: tictactoe.State, groups: tuple[tuple[int, ...], ...]) -> set[int]:
+    """The classic rule AI, plainly: the first winning cell, else the first blocking cell,
+    else the free cells of the first group with any."""
+    free = [cell for cell in range(tictactoe.CELLS) if not ((state.me | state.opp) >> cell) & 1]
+    for marks in (state.me, state.opp):
+        wins = [cell for cell in free if tictactoe.has_line(marks | 1 << cell)]
+        if wins:
+            return {wins[0]}
+    return next({cell for cell in group if cell in free} for group in groups
+                if any(cell in free for cell in group))
+
+
+CORNERS, CENTRE, SIDES = (0, 2, 6, 8), (4,), (1, 3, 5, 7)
+
+
+@pytest.mark.parametrize(("spec", "groups"), [("rules", (CORNERS, CENTRE, SIDES)),
+                                              ("rules_center", (CENTRE, CORNERS, SIDES))])
+def test_rule_candidates_on_every_position(spec: str,
+                                           groups: tuple[tuple[int, ...], ...]) -> None:
+    state = random_batch(tictactoe, 2000, seed=4)
+    candidates = candidate_sets("tictactoe", spec, state)
+    live = np.flatnonzero(~np.asarray(tictactoe.is_terminal(state)))
+    for i in live:
+        expected = reference_rule(unbatch(state, int(i)), groups)
+        assert {c for c in range(tictactoe.CELLS) if int(candidates[i]) >> c & 1} == expected

@@ -9,12 +9,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from boardgym.agents.networks import BoardCNN, SymmetricPolicy, board_symmetries
-from boardgym.agents.policy import masked_logits
-from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from boardgym.agents.networks import BoardCNN, SymmetricPolicy, board_symmetries
+from boardgym.agents.policy import masked_logits
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 from tests.boards import random_position
 
 Transform = Callable[[np.ndarray], np.ndarray]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -10,12 +11,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from boardgym.agents.policy import CheckpointError, load_policy, read_metadata
-from boardgym.envs.games import four_in_a_row, reversi, tictactoe
-from boardgym.train.evaluate import play_match
 
 import boardgym  # noqa: F401
 from boardgym import agents
+from boardgym.agents.policy import CheckpointError, PolicyAgent, load_policy, read_metadata
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.train.evaluate import play_match
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 SHIPPED = {"reversi": CHECKPOINTS / "reversi.zip",
@@ -120,3 +121,28 @@ def test_loading_a_checkpoint_needs_nothing_from_train() -> None:
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert 0 <= int(out.stdout) < 9
+
+
+def test_a_file_named_like_a_builtin_player_is_never_loaded(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("random", "rules", "alphabeta:2"):
+        (tmp_path / name).write_bytes(b"not a checkpoint")
+        assert not isinstance(agents.make("tictactoe", name), PolicyAgent)
+    with pytest.raises(CheckpointError, match="corrupt"):
+        agents.make("tictactoe", "./random")  # a path: the file is read (and refused)
+    assert agents.is_checkpoint_spec("runs/a/best") and agents.is_checkpoint_spec("net.pt")
+    assert not agents.is_checkpoint_spec("random") and not agents.is_checkpoint_spec("best")
+    with pytest.raises(ValueError, match="unknown tictactoe player 'best'"):
+        agents.make("tictactoe", "best")
+
+
+def test_a_checkpoint_is_loaded_once_per_process_until_it_changes(tmp_path: Path) -> None:
+    copy = tmp_path / "ttt.zip"
+    shutil.copy(SHIPPED["tictactoe"], copy)
+    first = agents.make("tictactoe", str(copy))
+    assert agents.make("tictactoe", str(copy)) is first is load_policy(copy, "tictactoe")
+    assert load_policy(copy, "tictactoe", stochastic=True) is not first
+    copy.write_bytes(SHIPPED["tictactoe"].read_bytes())  # rewritten: read again
+    os.utime(copy, ns=(0, 0))
+    assert agents.make("tictactoe", str(copy)) is not first

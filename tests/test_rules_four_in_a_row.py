@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from boardgym.envs.games import IllegalMoveError, four_in_a_row
 
+from boardgym.envs.games import IllegalMoveError, four_in_a_row
 from tests.boards import c4_state
 
 
@@ -24,7 +24,7 @@ def test_vertical_win(size: dict[str, int]) -> None:
     state = play([0, 1] * (k - 1) + [0], **size) if k <= size["rows"] else None
     if state is None:
         pytest.skip("no vertical line fits")
-    assert four_in_a_row.is_terminal(state) and four_in_a_row.outcome(state) == 1
+    assert four_in_a_row.is_terminal(state) and four_in_a_row.result(state, 0) == 1
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -35,7 +35,7 @@ def test_horizontal_win_for_second_player(size: dict[str, int]) -> None:
         moves += [column, column]
     state = play([*moves, k - 1], **size)
     assert not four_in_a_row.is_terminal(play(moves, **size))
-    assert four_in_a_row.is_terminal(state) and four_in_a_row.outcome(state) == -1
+    assert four_in_a_row.is_terminal(state) and four_in_a_row.result(state, 0) == -1
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -45,7 +45,7 @@ def test_diagonal_wins_both_ways(size: dict[str, int]) -> None:
     rising = c4_board(size, {(c, c) for c in range(k)}, below="O")
     falling = c4_board(size, {(k - 1 - c, c) for c in range(k)}, below="O")
     for state in (rising, falling):
-        assert four_in_a_row.is_terminal(state) and four_in_a_row.outcome(state) == 1
+        assert four_in_a_row.is_terminal(state) and four_in_a_row.result(state, 0) == 1
 
 
 def c4_board(size: dict[str, int], xs: set[tuple[int, int]], below: str) -> four_in_a_row.State:
@@ -92,7 +92,7 @@ def test_full_board_draw() -> None:
     for i, column in enumerate(order):
         assert not four_in_a_row.is_terminal(state), f"ended early at move {i}"
         state = four_in_a_row.apply(state, column)
-    assert four_in_a_row.is_terminal(state) and four_in_a_row.outcome(state) == 0
+    assert four_in_a_row.is_terminal(state) and four_in_a_row.result(state, 0) == 0
     assert not four_in_a_row.legal_mask(state).any()
 
 

@@ -8,6 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from boardgym.envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
 from boardgym.envs.games.bitboard import (
     FULL64,
@@ -19,8 +22,6 @@ from boardgym.envs.games.bitboard import (
     single_bit_slot,
     unpack,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),
@@ -32,9 +33,11 @@ GAMES = [
 CHOICES = st.lists(st.integers(0, 1 << 16), min_size=70, max_size=70)
 
 
-def playout(rules: ModuleType, config: dict[str, Any], choices: list[int]) -> list[tuple]:
+def playout(rules: ModuleType, config: dict[str, Any],
+            choices: list[int]) -> list[tuple[Any, int | None]]:
     """``(state, action)`` pairs of one game, action None at the end."""
-    state, trail = rules.initial_state(**config), []
+    state = rules.initial_state(**config)
+    trail: list[tuple[Any, int | None]] = []
     for choice in choices:
         if rules.is_terminal(state):
             break
@@ -54,7 +57,8 @@ def test_games_end_within_the_board_and_always_offer_a_move(
     trail = playout(rules, config, choices)
     final = trail[-1][0]
     assert rules.is_terminal(final), "every game ends within the number of cells"
-    assert rules.outcome(final) in (-1, 0, 1)
+    assert rules.result(final, 0) in (-1, 0, 1)
+    assert rules.result(final, 1) == -rules.result(final, 0)
     assert not rules.legal_mask(final).any()
     for state, _ in trail[:-1]:
         assert not rules.is_terminal(state) and rules.legal_mask(state).any()
@@ -154,7 +158,58 @@ def test_scalar_and_batched_rules_agree_move_by_move(
         for got, want in zip(after, expected, strict=True):
             np.testing.assert_array_equal(got, want)
     finals = [g[-1][0] for g in games]
-    np.testing.assert_array_equal(rules.outcome(stack(finals)), [rules.outcome(s) for s in finals])
+    for side in (0, 1):
+        np.testing.assert_array_equal(rules.result(stack(finals), side),
+                                      [rules.result(s, side) for s in finals])
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=20, deadline=None)
+@given(choices=CHOICES)
+def test_position_text_round_trips(rules: ModuleType, config: dict[str, Any],
+                                   choices: list[int]) -> None:
+    """``parse(to_text(s)) == s`` on every position of a random game, the end included."""
+    for state, _ in playout(rules, config, choices):
+        text = rules.to_text(state)
+        assert isinstance(text, str)
+        assert rules.parse(text, **config) == state
+
+
+@pytest.mark.parametrize(("rules", "config"), GAMES)
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet="XO-.x o0123456789,;/\n", max_size=80) | st.text(max_size=30))
+def test_any_text_parses_or_raises_value_error(rules: ModuleType, config: dict[str, Any],
+                                               text: str) -> None:
+    try:
+        state = rules.parse(text, **config)
+    except ValueError as error:
+        assert str(error) and "\n" not in str(error)  # one clear line
+        return
+    assert rules.parse(rules.to_text(state), **config) == state
+
+
+BAD_TEXTS = [
+    pytest.param(reversi, {}, "X" * 63 + " X", id="reversi-63-squares"),
+    pytest.param(reversi, {}, "-" * 64, id="reversi-no-side-to-move"),
+    pytest.param(reversi, {}, "-" * 63 + "Z X", id="reversi-bad-symbol"),
+    pytest.param(four_in_a_row, {}, "4448", id="four_in_a_row-column-8"),
+    pytest.param(four_in_a_row, {}, "1111111", id="four_in_a_row-full-column"),
+    pytest.param(four_in_a_row, {}, "12121212", id="four_in_a_row-move-after-the-end"),
+    pytest.param(four_in_a_row, {}, "4a", id="four_in_a_row-not-a-digit"),
+    pytest.param(four_in_a_row, dict(rows=6, columns=9, connect=5), "0",
+                 id="four_in_a_row-column-0"),
+    pytest.param(tictactoe, {}, "XX-------", id="tictactoe-two-x-no-o"),
+    pytest.param(tictactoe, {}, "O--------", id="tictactoe-o-first"),
+    pytest.param(tictactoe, {}, "XXXOOO-X-", id="tictactoe-both-lines"),
+    pytest.param(tictactoe, {}, "X-O", id="tictactoe-too-short"),
+]
+
+
+@pytest.mark.parametrize(("rules", "config", "text"), BAD_TEXTS)
+def test_bad_position_text_raises_value_error(rules: ModuleType, config: dict[str, Any],
+                                              text: str) -> None:
+    with pytest.raises(ValueError, match=r"\S"):
+        rules.parse(text, **config)
 
 
 @settings(deadline=None)

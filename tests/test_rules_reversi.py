@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-from boardgym.envs.games import IllegalMoveError, reversi
 
+from boardgym.envs.games import IllegalMoveError, reversi
 from tests.boards import reversi_state
 
 
@@ -46,7 +46,7 @@ def test_multi_direction_flip() -> None:
     assert sorted(b for b in range(64) if flipped >> b & 1) == sorted(expected)
     after = reversi.apply(state, at(3, 3))
     assert reversi.score(after) == (8 + 17 + 1, 0)
-    assert reversi.is_terminal(after) and reversi.outcome(after) == 1
+    assert reversi.is_terminal(after) and reversi.result(after, 0) == 1
 
 
 def test_no_flip_without_a_capping_disc() -> None:
@@ -97,7 +97,7 @@ def test_game_ends_before_the_board_is_full() -> None:
     """)
     after = reversi.apply(state, at(0, 2))
     assert reversi.is_terminal(after)
-    assert reversi.score(after) == (3, 0) and reversi.outcome(after) == 1
+    assert reversi.score(after) == (3, 0) and reversi.result(after, 0) == 1
     assert legal(after) == []
 
 
@@ -118,7 +118,7 @@ def test_draw_on_equal_discs() -> None:
     after = reversi.apply(state, at(7, 7))
     assert reversi.is_terminal(after)
     assert reversi.score(after) == (32, 32)
-    assert reversi.outcome(after) == 0
+    assert reversi.result(after, 0) == 0
 
 
 def test_illegal_moves_raise() -> None:

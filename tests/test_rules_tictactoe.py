@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from boardgym.envs.games import IllegalMoveError, tictactoe
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -20,18 +21,18 @@ def test_every_line_wins(line: tuple[int, int, int]) -> None:
     moves = [line[0], others[0], line[1], others[1], line[2]]
     state = play(moves)
     assert tictactoe.is_terminal(state)
-    assert tictactoe.outcome(state) == 1
+    assert tictactoe.result(state, 0) == 1
     assert not tictactoe.legal_mask(state).any()
 
 
 def test_second_player_wins() -> None:
     state = play([0, 3, 1, 4, 8, 5])
-    assert tictactoe.is_terminal(state) and tictactoe.outcome(state) == -1
+    assert tictactoe.is_terminal(state) and tictactoe.result(state, 0) == -1
 
 
 def test_draw() -> None:
     state = play([0, 4, 8, 1, 7, 6, 2, 5, 3])
-    assert tictactoe.is_terminal(state) and tictactoe.outcome(state) == 0
+    assert tictactoe.is_terminal(state) and tictactoe.result(state, 0) == 0
 
 
 def test_taken_cell_and_out_of_range_are_illegal() -> None:

@@ -6,11 +6,19 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from boardgym.agents import four_in_a_row_strong, reversi_strong
-from boardgym.agents.search import Heuristics, MCTSAgent, decisive, is_decisive, margin_of, search
-from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 
 from boardgym import agents
+from boardgym.agents import four_in_a_row_strong, reversi_strong
+from boardgym.agents.search import (
+    AlphaBetaAgent,
+    Heuristics,
+    MCTSAgent,
+    decisive,
+    is_decisive,
+    margin_of,
+    search,
+)
+from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 from tests.boards import c4_state, ttt_state
 
 SEEDS = range(4)
@@ -201,3 +209,31 @@ def test_an_exact_search_over_its_budget_keeps_the_depth_limited_move() -> None:
     result = search(four_in_a_row.initial_state(), heuristics, 2, np.random.default_rng(0))
     assert not result.exact and result.depth == 2 and result.nodes <= 50 + 100
     assert result.move in range(7)
+
+
+def test_every_game_has_alphabeta_and_mcts_and_its_own_heuristics_win() -> None:
+    for name in ("reversi", "four_in_a_row", "tictactoe"):
+        assert {"alphabeta", "mcts", "random"} <= set(agents.names(name))
+    reversi_own = agents.make("reversi", "alphabeta:2")
+    four_own = agents.make("four_in_a_row", "alphabeta")
+    generic = agents.make("tictactoe", "alphabeta")
+    assert all(isinstance(p, AlphaBetaAgent) for p in (reversi_own, four_own, generic))
+    assert reversi_own.heuristics is reversi_strong.HEURISTICS  # type: ignore[attr-defined]
+    assert four_own.heuristics is four_in_a_row_strong.HEURISTICS  # type: ignore[attr-defined]
+    assert generic.heuristics.rules is tictactoe  # type: ignore[attr-defined]
+    assert generic.heuristics.order is None  # type: ignore[attr-defined]
+
+
+def test_generic_alphabeta_values_finished_games_by_the_rules_result() -> None:
+    lost = ttt_state("""
+        X X .
+        O O O
+        X . .
+    """)  # X to move: O has a line
+    assert Heuristics(rules=tictactoe).value_of_end(lost) == decisive(-1, 0)
+    drawn = ttt_state("""
+        X O X
+        X O O
+        O X X
+    """, to_move=1)
+    assert Heuristics(rules=tictactoe).value_of_end(drawn) == 0

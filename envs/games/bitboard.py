@@ -30,9 +30,10 @@ MEMO_CELLS = 12
 position: at most ``2 ** (2 * MEMO_CELLS)`` small entries, far fewer in practice."""
 
 
-new_tuple = tuple.__new__
-"""``new_tuple(State, fields)``: a NamedTuple ``State`` from the tuple of its fields, without
-the NamedTuple's Python-level ``__new__`` (the rules build a state once or twice per ply)."""
+state_from_fields = tuple.__new__
+"""``state_from_fields(State, fields)``: a NamedTuple ``State`` from the tuple of its fields,
+without the NamedTuple's Python-level ``__new__`` (the rules build a state once or twice per
+ply)."""
 
 
 def popcount(bits: Bits) -> Bits:
@@ -103,17 +104,60 @@ def _nth_set_bit_array(bits: np.ndarray, k: np.ndarray) -> np.ndarray:
     return shift.astype(np.int64) + inside
 
 
+HALF_WORD = np.uint64(WORD_BITS // 2)
+EXACT_FLOAT_BITS = 52
+FLOAT_WEIGHTS = 2.0 ** np.arange(EXACT_FLOAT_BITS)
+"""``2 ** a`` as float64: a bool mask times these sums to its bits exactly."""
+GATHER_LOW_BITS = np.uint64(0x0102_0408_1020_4080)
+"""Multiplier moving bit 0 of byte ``k`` of a word to bit ``56 + k`` (no carries collide)."""
+TOP_BYTE = np.uint64(WORD_BITS - BYTE_BITS)
+
+
+def bits_from_mask(mask: np.ndarray) -> np.ndarray:
+    """``(N, A)`` bool mask (A <= 64) -> ``(N,)`` uint64 with bit ``a`` set where ``mask[:, a]``."""
+    n, width = mask.shape
+    if width <= EXACT_FLOAT_BITS:  # a sum of distinct powers of two below 2**53 is exact
+        return (mask @ FLOAT_WEIGHTS[:width]).astype(np.uint64)
+    octets = np.zeros((n, WORD_BITS), dtype=np.uint8)
+    octets[:, :width] = mask
+    # each uint64 holds 8 mask bytes of 0/1; one multiply packs them into its top byte
+    packed = (octets.view(np.uint64) * GATHER_LOW_BITS) >> TOP_BYTE
+    return packed.astype(np.uint8).view(np.uint64).reshape(n)
+
+
+def random_draws(rng: np.random.Generator, n: int | None = None) -> Bits:
+    """Uniform 64-bit words from ``rng``, the draws ``choose`` takes: ``n`` of them as a
+    ``uint64`` array, or one Python int when ``n`` is None."""
+    draws = rng.integers(0, 2 ** WORD_BITS, size=n, dtype=np.uint64)
+    return draws if n is not None else int(draws)
+
+
+def choose(candidates: Bits, draws: Bits) -> Bits:
+    """One action per game, uniformly among its candidate bits: with ``c`` candidates and a
+    uniform 64-bit draw, the one of rank ``c * (draw >> 32) >> 32`` (from the lowest bit;
+    each of the ``c`` ranks gets ``2**32 / c`` of the draws, rounded down or up).
+    Elementwise for ``uint64`` arrays; one int for a Python int (one game).
+
+    Games without candidates (finished games) get action 0.
+    """
+    counts: Any
+    half: Any
+    if isinstance(candidates, np.ndarray):  # uint8 counts: the products stay exact uint64
+        counts, half = np.bitwise_count(candidates), HALF_WORD
+    elif candidates:
+        counts, half = candidates.bit_count(), WORD_BITS // 2
+    else:
+        return 0
+    rank = ((draws >> half) * counts) >> half  # below counts
+    return nth_set_bit(candidates, rank)  # a word 0 of an array: rank 0, action 0
+
+
 def select(cond: bool | np.ndarray, if_true: T, if_false: T) -> T:
     """``if_true`` where ``cond`` holds else ``if_false``; elementwise when ``cond`` is an array."""
     if isinstance(cond, np.ndarray):
         result: Any = np.where(cond, if_true, if_false)  # type: ignore[call-overload]
         return result  # type: ignore[no-any-return]
     return if_true if cond else if_false
-
-
-def as_uint64(values: Bits) -> np.ndarray:
-    """``values`` as a ``uint64`` array (a 0-d array for a Python int)."""
-    return np.asarray(values, dtype=np.uint64)
 
 
 BYTE_VALUES = 1 << BYTE_BITS

@@ -20,7 +20,8 @@ from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from boardgym.envs.games.bitboard import Bits, compress, new_tuple, planes, select, unpack
+
+from boardgym.envs.games.bitboard import Bits, compress, planes, select, state_from_fields, unpack
 from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
@@ -191,7 +192,8 @@ def _play(state: State, column_bits: Bits) -> State:
     """The position after the side to move drops a token in the column ``column_bits``."""
     geom = state.geom
     mover = state.me | landing_cells(state.me | state.opp, geom) & column_bits
-    return new_tuple(State, (state.opp, mover, 1 - state.to_move, has_line(mover, geom), geom))
+    return state_from_fields(State, (state.opp, mover, 1 - state.to_move,
+                                     has_line(mover, geom), geom))
 
 
 def apply(state: State, action: int) -> State:
@@ -277,8 +279,7 @@ def _replay(first: int, second: int, mine: int, theirs: int, geom: Geometry,
     """Columns that take the position ``(mine, theirs)`` (the side to move's tokens, the
     other's, sides alternating from the first player) to ``(first, second)``; None if none
     can (depth-first, remembering dead ends in ``dead``)."""
-    mover_target, other_target = (first, second) if (mine | theirs).bit_count() % 2 == 0 \
-        else (second, first)
+    mover_target = first if (mine | theirs).bit_count() % 2 == 0 else second
     if mine | theirs == first | second:
         return []
     if has_line(theirs, geom) or (mine, theirs) in dead:
@@ -308,7 +309,8 @@ GAME = Game(
     options={"rows": ROWS, "columns": COLUMNS, "connect": CONNECT},
     default_opponent="lookahead:2",
     side_names=("red", "yellow"),
-    style=Style(".XO", 72, (0, 70, 200), (0, 70, 200), ((220, 30, 30), (245, 205, 0)), "token"),
+    style=Style(".XO", 72, (0, 70, 200), (0, 70, 200), ((220, 30, 30), (245, 205, 0)), "token",
+                text_frame="rack"),
     network=NetworkSize(channels=64, blocks=4, hidden=128),
     action_name=column_name,
     env_doc="""Four-in-a-row (Connect Four) against a built-in opponent, on a configurable board.

@@ -20,17 +20,18 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
+
 from boardgym.envs.games.bitboard import (
     FULL64,
     Bits,
     bit_of,
-    new_tuple,
     planes,
     popcount,
     select,
+    state_from_fields,
     unpack,
 )
-from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
+from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, side_view
 
 SIZE = 8
 CELLS = SIZE * SIZE
@@ -48,8 +49,8 @@ SECOND_START = (1 << 27) | (1 << 36)  # d4, e5
 MAX_RUN = SIZE - 2
 """Longest run of opponent discs a move can flip in one direction."""
 
-# (shift, mask) per direction. A left shift by s moves a cell s positions up the bit order;
-# the mask clears cells that wrapped around a row edge.
+# (step, mask) per direction. A left shift by ``step`` moves a cell that many positions up the
+# bit order; the mask clears cells that wrapped around a row edge.
 LEFT_SHIFTS = ((1, NOT_COL_0), (SIZE, FULL64), (SIZE + 1, NOT_COL_0), (SIZE - 1, NOT_COL_7))
 RIGHT_SHIFTS = ((1, NOT_COL_7), (SIZE, FULL64), (SIZE + 1, NOT_COL_7), (SIZE - 1, NOT_COL_0))
 
@@ -72,34 +73,34 @@ class State(NamedTuple):
 
 Shift = Callable[[Any, int], Any]
 Direction = tuple[Shift, int, int]
-"""``(shift operator, distance, edge mask)``: one of the eight directions of the board."""
+"""``(shift operator, step, edge mask)``: one of the eight directions of the board."""
 
 DIRECTIONS: tuple[Direction, ...] = (
-    *((operator.lshift, s, mask) for s, mask in LEFT_SHIFTS),
-    *((operator.rshift, s, mask) for s, mask in RIGHT_SHIFTS),
+    *((operator.lshift, step, mask) for step, mask in LEFT_SHIFTS),
+    *((operator.rshift, step, mask) for step, mask in RIGHT_SHIFTS),
 )
 DIRECTION_GROUPS: tuple[tuple[int, tuple[tuple[Shift, int, int], ...]], ...] = tuple(
-    (mask, tuple((shift, s, 2 * s) for shift, s, m in DIRECTIONS if m == mask))
+    (mask, tuple((shift, step, 2 * step) for shift, step, m in DIRECTIONS if m == mask))
     for mask in dict.fromkeys(m for _, _, m in DIRECTIONS))
-"""``DIRECTIONS`` grouped by edge mask, ``(mask, ((shift, distance, twice it), ...))``: each
+"""``DIRECTIONS`` grouped by edge mask, ``(mask, ((shift, step, double step), ...))``: each
 mask is applied once per call, not once per direction."""
 
 
-def _run(start: Bits, pro: Bits, shift: Shift, s: int, s2: int) -> Bits:
-    """The discs of ``pro`` (the opponent's discs, edge-masked for this direction) in the
-    unbroken runs that begin next to ``start`` along ``shift`` by ``s`` (``s2 = 2 * s``;
-    ``start`` itself excluded).
+def _run(start: Bits, inner_opp: Bits, shift: Shift, step: int, double_step: int) -> Bits:
+    """The discs of ``inner_opp`` (the opponent's discs, edge-masked for this direction) in
+    the unbroken runs that begin next to ``start`` along ``shift`` by ``step`` bits
+    (``double_step = 2 * step``; ``start`` itself excluded).
 
-    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``pro`` discs,
+    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``inner_opp`` discs,
     which covers runs of up to ``MAX_RUN`` = 6.
     """
-    run = pro & shift(start, s)
+    run = inner_opp & shift(start, step)
     if type(run) is int and not run:
         return run  # one game, no run this way (most directions of a single move)
-    run |= pro & shift(run, s)
-    pairs = pro & shift(pro, s)
-    run |= pairs & shift(run, s2)
-    run |= pairs & shift(run, s2)
+    run |= inner_opp & shift(run, step)
+    pairs = inner_opp & shift(inner_opp, step)
+    run |= pairs & shift(run, double_step)
+    run |= pairs & shift(run, double_step)
     return run
 
 
@@ -109,9 +110,9 @@ def legal_bits(me: Bits, opp: Bits) -> Bits:
     empty = FULL64 ^ (me | opp)
     moves: Bits = 0
     for mask, directions in DIRECTION_GROUPS:
-        pro, targets = opp & mask, empty & mask
-        for shift, s, s2 in directions:
-            moves |= targets & shift(_run(me, pro, shift, s, s2), s)
+        inner_opp, targets = opp & mask, empty & mask
+        for shift, step, double_step in directions:
+            moves |= targets & shift(_run(me, inner_opp, shift, step, double_step), step)
     return moves
 
 
@@ -120,10 +121,10 @@ def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
     run of ``opp`` discs next to ``move`` that a disc of ``me`` closes."""
     flipped: Bits = 0
     for mask, directions in DIRECTION_GROUPS:
-        pro, closers = opp & mask, me & mask
-        for shift, s, s2 in directions:
-            run = _run(move, pro, shift, s, s2)
-            flipped |= run * ((closers & shift(run, s)) != 0)
+        inner_opp, closers = opp & mask, me & mask
+        for shift, step, double_step in directions:
+            run = _run(move, inner_opp, shift, step, double_step)
+            flipped |= run * ((closers & shift(run, step)) != 0)
     return flipped
 
 
@@ -148,7 +149,7 @@ def _play(state: State, move: Bits) -> State:
     other_legal = legal_bits(other, mover)
     mover_legal = _legal_where_stuck(other_legal, mover, other)
     passes = (other_legal == 0) & (mover_legal != 0)
-    return new_tuple(State, (
+    return state_from_fields(State, (
         select(passes, mover, other),  # me
         select(passes, other, mover),  # opp
         select(passes, state.to_move, 1 - state.to_move),  # to_move
@@ -290,7 +291,8 @@ GAME = Game(
     default_opponent="corner_best",
     side_names=("X", "O"),
     scored=True,
-    style=Style(" XO", 64, (0, 120, 48), (0, 70, 28), ((20, 20, 20), (240, 240, 240)), "disc"),
+    style=Style(" XO", 64, (0, 120, 48), (0, 70, 28), ((20, 20, 20), (240, 240, 240)), "disc",
+                column_labels="abcdefgh"),
     network=NetworkSize(channels=64, blocks=4, hidden=128),
     action_name=square_name,
     env_doc="""Reversi (Othello) on an 8x8 board against a built-in opponent.

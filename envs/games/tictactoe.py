@@ -14,7 +14,8 @@ import sys
 from typing import NamedTuple
 
 import numpy as np
-from boardgym.envs.games.bitboard import Bits, bit_of, new_tuple, planes, select, unpack
+
+from boardgym.envs.games.bitboard import Bits, bit_of, planes, select, state_from_fields, unpack
 from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
 
 SIZE = 3
@@ -105,7 +106,7 @@ def legal_mask(state: State) -> np.ndarray:
 
 def _play(state: State, move: Bits) -> State:
     """The position after the side to move marks the cell ``move`` (one bit)."""
-    return new_tuple(State, (state.opp, state.me | move, 1 - state.to_move))
+    return state_from_fields(State, (state.opp, state.me | move, 1 - state.to_move))
 
 
 def play(state: State, action: int) -> State:
@@ -195,7 +196,7 @@ GAME = Game(
     default_opponent="rules",
     side_names=("X", "O"),
     style=Style(" XO", 120, (250, 250, 245), (30, 30, 30), ((200, 40, 40), (30, 80, 200)),
-                "marks"),
+                "marks", text_frame="grid"),
     network=NetworkSize(channels=32, blocks=2, hidden=64),
     action_name=cell_name,
     env_doc="""Tic-tac-toe against a built-in opponent.
