@@ -2,7 +2,7 @@ PY ?= .venv/bin/python
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
 
-.PHONY: setup test lint bench evaluate
+.PHONY: setup test test-fast lint bench evaluate
 
 setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 	python3 -m venv .venv
@@ -11,6 +11,9 @@ setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 
 test:  ## the whole test suite
 	$(PY) -m pytest -n 2 -q
+
+test-fast:  ## the suite without the slow runs (training smoke tests, many games)
+	$(PY) -m pytest -n 2 -q -m "not slow"
 
 lint:
 	$(PY) -m ruff check .

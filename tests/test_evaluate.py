@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boardgym.envs.games import tictactoe
-from boardgym.train.evaluate import main, play_match, wilson_interval
 
 from boardgym import agents
+from boardgym.envs.games import tictactoe
+from boardgym.train.evaluate import main, play_match, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 JSON_KEYS = ["game", "a", "b", "games", "a_wins", "b_wins", "ties", "a_win_rate", "a_win_ci95",
@@ -121,13 +121,29 @@ def test_same_names_are_told_apart(capsys: pytest.CaptureFixture[str]) -> None:
     (["reversi", "random", "random", "--seed", "-1"], "--seed: must be >= 0"),
     (["reversi", "random", "random", "--games", "ten"], "expected an integer"),
     (["reversi", "random", "random", "--workers", "0"], "--workers: must be >= 1"),
-    (["reversi", "random", "random", "--rows", "5"], "only for four_in_a_row"),
+    (["reversi", "random", "random", "--rows", "5"], "Reversi has no option 'rows'"),
     (["four_in_a_row", "random", "random", "--rows", "3"], "rows and columns must"),
     (["four_in_a_row", "lookahead:x", "random"], "positive integer"),
 ])
 def test_bad_input_is_a_usage_error(capsys: pytest.CaptureFixture[str], argv: list[str],
                                     message: str) -> None:
     assert message in usage_error(capsys, *argv)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_counts_games_not_batches(workers: int) -> None:
+    finished: list[int] = []
+    play_match("tictactoe", "random", "random", games=53, seed=0, workers=workers,
+               progress=finished.append)
+    assert sum(finished) == 53 and all(n > 0 for n in finished)
+
+
+def test_a_checkpoint_for_another_board_fails_before_any_game(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    checkpoint = str(ROOT / "checkpoints" / "four_in_a_row.zip")
+    err = usage_error(capsys, "four_in_a_row", checkpoint, "random", "--rows", "5",
+                      "--columns", "5")
+    assert "trained on a four_in_a_row board" in err and err.count("\n") == 1
 
 
 def test_python_dash_m() -> None:

@@ -4,6 +4,8 @@ asserts on the game state and on pixels of the saved frame."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,28 +17,34 @@ os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 pygame = pytest.importorskip("pygame")
 
-from boardgym.agents.human import QuitGame  # noqa: E402
-from boardgym.envs import render  # noqa: E402
-from boardgym.envs.games import reversi, tictactoe  # noqa: E402
-from boardgym.train import play  # noqa: E402
-
 from boardgym import agents  # noqa: E402
+from boardgym.envs import render  # noqa: E402
+from boardgym.envs.games import game, reversi, tictactoe  # noqa: E402
+from boardgym.train import play  # noqa: E402
+from boardgym.train.play_flow import QuitGame  # noqa: E402
+from boardgym.train.play_window import (  # noqa: E402
+    HINT_COLOUR,
+    WIN_LINE,
+    GameWindow,
+    winning_line,
+)
 
+ROOT = Path(__file__).resolve().parents[1]
 MAX_FRAMES = 600
 Pixel = tuple[int, int]
-BLACK_DISC, WHITE_DISC = render.STYLES["reversi"].colours
-RED, YELLOW = render.STYLES["four_in_a_row"].colours
-X_MARK = render.STYLES["tictactoe"].colours[0]
+BLACK_DISC, WHITE_DISC = game("reversi").style.colours
+RED, YELLOW = game("four_in_a_row").style.colours
+X_MARK = game("tictactoe").style.colours[0]
 
 
 @pytest.fixture
-def window() -> Iterator[Callable[..., play.Window]]:
-    """Builds a ``play.Window`` from ``boardgym play`` arguments; closes the display after."""
+def window() -> Iterator[Callable[..., GameWindow]]:
+    """Builds a ``GameWindow`` from ``boardgym play`` arguments; closes the display after."""
 
-    def build(*args: str, agent: agents.Agent | None = None) -> play.Window:
+    def build(*args: str, agent: agents.Agent | None = None) -> GameWindow:
         options = play.options_from(play.parser().parse_args([*args, "--seed", "0"]))
         opponent = agent or agents.make(options.game, options.opponent)
-        return play.Window(options, opponent, np.random.default_rng(options.seed))
+        return GameWindow(options, opponent, np.random.default_rng(options.seed))
 
     yield build
     pygame.display.quit()
@@ -48,14 +56,14 @@ def click(pos: Pixel) -> None:
         pygame.event.post(pygame.event.Event(kind, pos=pos, button=1))
 
 
-def centre(win: play.Window, cell: int, dx: float = 0.0) -> Pixel:
+def centre(win: GameWindow, cell: int, dx: float = 0.0) -> Pixel:
     """The centre pixel of board ``cell``, moved ``dx`` cell widths right."""
     x, y = win.layout.cell_corner(cell)
     half = win.layout.cell // 2
     return x + half + int(dx * win.layout.cell), y + half
 
 
-def run_until(win: play.Window, done: Callable[[], bool]) -> None:
+def run_until(win: GameWindow, done: Callable[[], bool]) -> None:
     """Frames (posted events included) until ``done()``; fails after ``MAX_FRAMES``."""
     for _ in range(MAX_FRAMES):
         assert win.frame(pygame.event.get())
@@ -65,12 +73,12 @@ def run_until(win: play.Window, done: Callable[[], bool]) -> None:
     pytest.fail("the window never got there")
 
 
-def settled(win: play.Window) -> Callable[[], bool]:
+def settled(win: GameWindow) -> Callable[[], bool]:
     """True when the person is to move (or the game is over) and nothing is moving."""
-    return lambda: win.animation is None and (win.game.human_to_move or win.game.over)
+    return lambda: win.animation is None and (win.round.human_to_move or win.round.over)
 
 
-def saved_pixel(win: play.Window, pos: Pixel, tmp_path: Path) -> tuple[int, int, int]:
+def saved_pixel(win: GameWindow, pos: Pixel, tmp_path: Path) -> tuple[int, int, int]:
     """The colour at ``pos`` of the window's frame saved as a PNG."""
     path = tmp_path / "frame.png"
     pygame.image.save(win.screen, str(path))
@@ -81,22 +89,22 @@ def test_reversi_click_places_a_disc_flips_animate_and_hints_show(window, tmp_pa
     win = window("reversi", "--opponent", "random", "--side", "x", "--first", "you")
     run_until(win, settled(win))
     d3 = 19
-    assert saved_pixel(win, centre(win, d3), tmp_path) == render.STYLES["reversi"].background
+    assert saved_pixel(win, centre(win, d3), tmp_path) == game("reversi").style.background
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_h))
     win.frame(pygame.event.get())
-    assert saved_pixel(win, centre(win, d3), tmp_path) == play.HINT_COLOUR
+    assert saved_pixel(win, centre(win, d3), tmp_path) == HINT_COLOUR
     click(centre(win, d3))
     run_until(win, lambda: win.animation is not None)
     d4 = 27  # flipped by d3: mid-animation the disc is seen edge-on
     run_until(win, lambda: win.animation is not None and win.animation.progress >= 0.5)
     edge = saved_pixel(win, centre(win, d4, dx=0.3), tmp_path)
-    assert edge == render.STYLES["reversi"].background
+    assert edge == game("reversi").style.background
     run_until(win, lambda: win.animation is None)
-    assert win.view.planes(win.game.state)[0].ravel()[[d3, d4]].tolist() == [1, 1]
+    assert win.view.planes(win.round.state)[0].ravel()[[d3, d4]].tolist() == [1, 1]
     assert saved_pixel(win, centre(win, d3), tmp_path) == BLACK_DISC
     assert saved_pixel(win, centre(win, d4, dx=0.3), tmp_path) == BLACK_DISC
     run_until(win, settled(win))  # the computer answers: five discs and one more
-    assert sum(reversi.score(win.game.state)) == 6
+    assert sum(reversi.score(win.round.state)) == 6
 
 
 def test_reversi_click_on_an_illegal_square_does_nothing(window) -> None:
@@ -105,8 +113,8 @@ def test_reversi_click_on_an_illegal_square_does_nothing(window) -> None:
     click(centre(win, 0))
     for _ in range(3):
         win.frame(pygame.event.get())
-    assert win.game.state == reversi.initial_state()
-    assert win.game.human_to_move
+    assert win.round.state == reversi.initial_state()
+    assert win.round.human_to_move
 
 
 def test_four_in_a_row_drag_from_pile_drops_with_gravity(window, tmp_path) -> None:
@@ -128,18 +136,18 @@ def test_four_in_a_row_drag_from_pile_drops_with_gravity(window, tmp_path) -> No
     assert saved_pixel(win, centre(win, landing), tmp_path) == render.HOLE  # still falling
     run_until(win, lambda: win.animation is None)
     assert saved_pixel(win, centre(win, landing), tmp_path) == RED
-    assert win.view.planes(win.game.state)[0].ravel()[landing] == 1
+    assert win.view.planes(win.round.state)[0].ravel()[landing] == 1
     run_until(win, settled(win))  # the computer's token slides over and drops
-    assert win.view.planes(win.game.state)[1].sum() == 1
+    assert win.view.planes(win.round.state)[1].sum() == 1
 
 
 def test_four_in_a_row_click_on_a_column_plays_there(window, tmp_path) -> None:
-    win = window("connect_four", "--opponent", "random", "--side", "black", "--first", "you")
+    win = window("connect_four", "--opponent", "random", "--side", "yellow", "--first", "you")
     run_until(win, settled(win))
     click(centre(win, 4))  # top cell of column 5; the token falls to the bottom
-    run_until(win, lambda: win.animation is None and not win.game.human_to_move)
+    run_until(win, lambda: win.animation is None and not win.round.human_to_move)
     bottom = (win.layout.rows - 1) * win.layout.cols + 4
-    assert win.view.planes(win.game.state)[1].ravel()[bottom] == 1
+    assert win.view.planes(win.round.state)[1].ravel()[bottom] == 1
     assert saved_pixel(win, centre(win, bottom), tmp_path) == YELLOW
 
 
@@ -147,21 +155,21 @@ def test_tictactoe_game_to_the_end_line_banner_and_play_again(window, tmp_path) 
     win = window("tictactoe", "--opponent", "random", "--side", "x", "--first", "you")
     for cell in (0, 1, 2, 3, 4, 5, 6, 7, 8):
         run_until(win, settled(win))
-        if win.game.over:
+        if win.round.over:
             break
-        if cell in win.view.legal(win.game.state):
+        if cell in win.view.legal(win.round.state):
             click(centre(win, cell))
-            run_until(win, lambda: not win.game.human_to_move or win.game.over)
+            run_until(win, lambda: not win.round.human_to_move or win.round.over)
     run_until(win, settled(win))
-    assert win.game.over
-    winner = win.game.winner()
+    assert win.round.over
+    winner = win.round.winner()
     if winner is not None:
-        plane = win.view.planes(win.game.state)[win.view.seats.side(winner)].ravel()
+        plane = win.view.planes(win.round.state)[win.view.seats.side(winner)].ravel()
         line = next(line for line in tictactoe.LINES if plane[list(line)].all())
-        assert saved_pixel(win, centre(win, line[0]), tmp_path) == play.WIN_LINE
+        assert saved_pixel(win, centre(win, line[0]), tmp_path) == WIN_LINE
     click((5, 5))  # anywhere: the next round
     win.frame(pygame.event.get())
-    assert win.game.state == tictactoe.initial_state()
+    assert win.round.state == tictactoe.initial_state()
     assert win.scoreboard.wins + win.scoreboard.losses + win.scoreboard.ties == 1
 
 
@@ -187,7 +195,7 @@ def test_a_slow_agent_thinks_without_freezing_the_window(window) -> None:
     win = window("tictactoe", "--first", "computer", "--side", "o", agent=Slow())
     start = time.perf_counter()
     frames = 0
-    while not win.game.human_to_move:
+    while not win.round.human_to_move:
         assert win.frame(pygame.event.get())
         frames += 1
         assert time.perf_counter() - start < Slow.SECONDS * 5
@@ -205,7 +213,7 @@ def test_escape_and_window_close_quit(window) -> None:
 
 def test_pygame_human_act_waits_for_a_legal_click(window) -> None:
     win = window("reversi", "--opponent", "random", "--side", "x", "--first", "you")
-    state = win.game.state
+    state = win.round.state
     click(centre(win, 0))  # illegal: ignored
     click(centre(win, 37))  # f5
     assert win.human.act(state, np.random.default_rng(0)) == 37
@@ -225,3 +233,22 @@ def test_an_agent_error_surfaces_in_the_window_thread(window) -> None:
     win = window("tictactoe", "--first", "computer", agent=Broken())
     with pytest.raises(RuntimeError, match="no move today"):
         run_until(win, lambda: False)
+
+
+def test_winning_line_finds_the_longest_run_of_stones() -> None:
+    plane = np.zeros((6, 7), dtype=np.uint8)
+    for k in range(4):  # a rising diagonal from the bottom left
+        plane[5 - k, k] = 1
+    plane[0, 6] = 1
+    assert winning_line(plane) == (2 * 7 + 3, 5 * 7) or winning_line(plane) == (5 * 7, 2 * 7 + 3)
+    assert winning_line(np.eye(2, dtype=np.uint8)) is None  # two in a row is no line
+
+
+def test_no_display_is_one_line_and_exit_code_2() -> None:
+    env = {**os.environ, "SDL_VIDEODRIVER": "no_such_driver"}
+    completed = subprocess.run([sys.executable, "-m", "boardgym", "play", "tictactoe", "--gui",
+                                "--opponent", "random"], capture_output=True, text=True,
+                               env=env, cwd=ROOT, timeout=120)
+    assert completed.returncode == 2
+    assert completed.stderr.count("\n") == 1
+    assert "no display found" in completed.stderr and "drop --gui" in completed.stderr

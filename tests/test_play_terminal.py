@@ -9,22 +9,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from boardgym.agents.human import ReversiView
-from boardgym.envs.games import reversi
-from boardgym.train import play
+
+from boardgym.envs.games import game, reversi
+from boardgym.train import play, play_terminal
+from boardgym.train.play_flow import BoardView, Options, QuitGame
 
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 20
-PROMPT = r"Your move \((X|O|red|black)\): "
+PROMPT = r"Your move \((X|O|red|yellow)\): "
 AGAIN = r"Play again\? \(yes or no\): "
 REVERSI_ROW = re.compile(r"^([1-8])\|(.{8})\|\1\r?$", re.MULTILINE)
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    """``python -m boardgym.train.play ARGS`` in a pseudo-terminal."""
-    child = pexpect.spawn(sys.executable, ["-m", "boardgym.train.play", *args], cwd=str(ROOT),
+    """``python -m boardgym play ARGS`` in a pseudo-terminal."""
+    child = pexpect.spawn(sys.executable, ["-m", "boardgym", "play", *args], cwd=str(ROOT),
                           encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
     child.setecho(False)
     return child
@@ -74,13 +75,14 @@ def test_reversi_malformed_and_illegal_moves_are_explained_then_quit() -> None:
                   "--first", "you")
     child.expect(PROMPT)
     child.sendline("z9")
-    child.expect("'z9' is not a move. Type a move as column then row, 1-8 each, like 53 or e3")
+    child.expect("'z9' is not a move. Type a square as its name, like a1, or as column then "
+                 "row digits, like 11")
     child.expect(PROMPT)
     child.sendline("11")
-    child.expect("a1 is not a legal move: it must be an empty square that flips at least one")
+    child.expect("a1 is not a legal move here; type 'hints' to see the legal moves.")
     child.expect(PROMPT)
     child.sendline("44")
-    child.expect("d4 is not a legal move")
+    child.expect("d4 is not a legal move here")
     child.expect(PROMPT)
     child.sendline("quit")
     finish(child)
@@ -107,11 +109,11 @@ def test_four_in_a_row_refuses_a_full_column_and_bad_numbers() -> None:
     child.expect("Welcome to Four-in-a-row!")
     child.expect(PROMPT)
     child.sendline("6")
-    child.expect("'6' is not a column. Type a column number from 1 to 5")
+    child.expect("'6' is not a move. Type a column number from 1 to 5;")
     for _ in range(5):  # at most 4 tokens fit
         child.expect(PROMPT)
         child.sendline("1")
-        if child.expect(["Column 1 is full; choose another column.", r"\(random\) plays"]) == 0:
+        if child.expect(["column 1 is not a legal move here", r"\(random\) plays"]) == 0:
             break
     else:
         pytest.fail("column 1 never filled")
@@ -121,16 +123,16 @@ def test_four_in_a_row_refuses_a_full_column_and_bad_numbers() -> None:
 
 
 def test_four_in_a_row_full_game_to_the_end() -> None:
-    child = spawn("connect_four", "--opponent", "random", "--seed", "4", "--side", "black",
+    child = spawn("connect_four", "--opponent", "random", "--seed", "4", "--side", "yellow",
                   "--first", "computer")
-    child.expect("You are black. random goes first.")
+    child.expect("You are yellow. random goes first.")
     child.expect(r"red \(random\) plays column \d\.")
     column = 0
     while child.expect([PROMPT, AGAIN]) == 0:
-        column = column % 7 + 1  # the next column, also after "Column n is full"
+        column = column % 7 + 1  # the next column, also after "column n is not legal"
         child.sendline(str(column))
-    assert re.search(r"(red wins|black wins|It's a tie)", child.before)
-    assert "Scoreboard after 1 round: you (black)" in child.before
+    assert re.search(r"(red wins|yellow wins|It's a tie)", child.before)
+    assert "Scoreboard after 1 round: you (yellow)" in child.before
     child.sendline("no")
     finish(child)
 
@@ -162,9 +164,9 @@ def test_tictactoe_taken_cell_hints_and_malformed_input() -> None:
     taken = child.match.group(1)
     child.expect(PROMPT)
     child.sendline(taken)
-    child.expect(f"Cell {taken} is taken; choose a free cell.")
+    child.expect(f"cell {taken} is not a legal move here")
     child.sendline("ten")
-    child.expect(r"'ten' is not a cell. Type a cell number from 1 to 9 \(1 2 3 is the top row\)")
+    child.expect(r"'ten' is not a move. Type a cell number from 1 to 9 \(1 2 3 is the top row\)")
     child.sendline("hints")
     child.expect("Hints on.")
     child.expect(PROMPT)
@@ -188,11 +190,12 @@ def test_reversi_pass_is_announced() -> None:
     # X: c4 e6 a4 c2; O: c3 b4 a5 a3 -- then X has no legal move and O plays again.
     typed = iter(["34", "56", "14", "32", "quit"])
     out: list[str] = []
-    options = play.Options("reversi", "scripted", 0, "you", {}, False, 0)
-    game = play.Terminal(options, Scripted([18, 25, 32, 16]), np.random.default_rng(0),
-                         read=lambda prompt: next(typed), write=out.append)
-    with pytest.raises(play.QuitGame):
-        game.run()
+    options = Options("reversi", "scripted", 0, "you", {}, False, 0)
+    terminal = play_terminal.Terminal(options, Scripted([18, 25, 32, 16]),
+                                      np.random.default_rng(0), read=lambda prompt: next(typed),
+                                      write=out.append)
+    with pytest.raises(QuitGame):
+        terminal.run()
     text = "\n".join(out)
     assert "X has no legal move and passes." in text
     assert text.index("O (scripted) plays a3.") < text.index("passes")
@@ -200,20 +203,32 @@ def test_reversi_pass_is_announced() -> None:
 
 
 def test_views_name_and_parse_moves_alike() -> None:
-    view = ReversiView(reversi)
+    view = BoardView(game("reversi"), {})
     start = reversi.initial_state()
-    assert view.parse("43", start) == view.parse("d3", start) == 19
+    assert view.parse("43", start) == view.parse("d3", start) == view.parse("D3", start) == 19
     assert view.move_name(19) == "d3"
+    columns = BoardView(game("four_in_a_row"), {"columns": 9})
+    empty = columns.rules.initial_state(columns=9)
+    assert columns.parse("9", empty) == columns.parse("column 9", empty) == 8
+    assert columns.cell(empty, 8) == 5 * 9 + 8  # the token falls to the bottom row
+    numpad = BoardView(game("tictactoe"), {}, numpad=True)
+    assert numpad.parse("7", numpad.rules.initial_state()) == 0  # 7 is the top-left cell
+    assert numpad.move_name(0) == "cell 7" and numpad.numbered and not columns.numbered
 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["tictactoe", "--side", "green"], "--side for tictactoe must be X or O, got 'green'"),
-    (["reversi", "--rows", "5"], "--rows, --columns and --connect are four-in-a-row options"),
-    (["reversi", "--numpad"], "--numpad is a tic-tac-toe option"),
+    (["four_in_a_row", "--side", "black"], "must be red or yellow"),
+    (["reversi", "--rows", "5"], "Reversi has no option 'rows'"),
+    (["reversi", "--numpad"], "--numpad numbers the cells of a 3x3 board"),
     (["four_in_a_row", "--rows", "3"], "rows and columns must each be >= 4"),
-    (["reversi", "--opponent", "nope"], "unknown reversi agent 'nope'"),
+    (["reversi", "--opponent", "nope"], "unknown reversi player 'nope'"),
     (["chess"], "unknown game 'chess'"),
+    (["tictactoe", "--seed", "-1"], "--seed: must be >= 0"),
 ])
 def test_bad_arguments_name_the_fix(args: list[str], message: str, capsys) -> None:
-    assert play.main(args) == play.EXIT_USAGE
-    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        play.main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from boardgym.train import tournament
 from boardgym.train.tournament import bootstrap_elo, fit_elo, run_tournament
 
@@ -82,7 +83,7 @@ def test_command_line_prints_and_saves_the_ratings(tmp_path: Path,
 @pytest.mark.parametrize(("argv", "message"), [
     (["tictactoe", "random"], "two or more distinct"),
     (["tictactoe", "random", "random"], "two or more distinct"),
-    (["tictactoe", "random", "nobody"], "built-in agents"),
+    (["tictactoe", "random", "nobody"], "built-in players"),
     (["chess", "random", "rules"], "unknown game"),
     (["tictactoe", "random", "rules", "--games", "0"], "must be >= 1"),
     (["tictactoe", "random", "rules", "--anchor", "perfect"], "not one of the players"),

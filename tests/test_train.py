@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 import torch
 import yaml
-from boardgym.agents import batched
-from boardgym.agents.networks import reversi_moves
-from boardgym.agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
-from boardgym.envs.games import reversi
-from boardgym.train import plot, ppo, selfplay
-from boardgym.train.config import load_config
-from boardgym.train.evaluate import play_match
-from boardgym.train.ppo import env_counts
 
 from boardgym import agents
+from boardgym.agents.networks import reversi_moves
+from boardgym.agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
+from boardgym.envs.games import game, players, reversi
+from boardgym.train import plot, ppo, selfplay
+from boardgym.train.callbacks import vector_match
+from boardgym.train.config import load_config
+from boardgym.train.environments import env_counts, make_vec_env, sub_env_opponents
+from boardgym.train.evaluate import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
@@ -130,11 +130,17 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     for bad, message in ((["--set", "n_envz=4"], "unknown config key"),
                          (["--set", "n_envs=0"], "n_envs must be a positive integer"),
-                         (["--opponent", "nobody"], "unknown tictactoe agent")):
+                         (["--opponent", "nobody"], "unknown tictactoe player"),
+                         (["--set", "n_steps=banana"], "n_steps must be an integer"),
+                         (["--set", "torch_threads=100000"], "torch_threads must be at most"),
+                         (["--seed", "-1"], "--seed: must be >= 0"),
+                         (["--set", "seed=-1"], "seed must be in [0, 2**32)")):
         with pytest.raises(SystemExit) as exit_info:
             ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *bad])
         assert exit_info.value.code == 2
-        assert message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+        assert not any(tmp_path.iterdir()), "no run folder is left behind"
     with pytest.raises(SystemExit):
         ppo.main(["--resume", str(tmp_path / "missing")])
     assert "not a run folder" in capsys.readouterr().err
@@ -143,11 +149,11 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
 def test_vector_match_plays_one_whole_game_per_sub_env() -> None:
     model = load_model(ROOT / "checkpoints" / "tictactoe.zip")
     config = load_config("tictactoe")
-    for opponent in batched.names("tictactoe"):
-        result = ppo.vector_match(model, config, opponent, 64, seed=3)
+    for opponent in players.batched_names(game("tictactoe")):
+        result = vector_match(model, config, opponent, 64, seed=3)
         assert (result.games, len(result.outcomes)) == (64, 64)
         assert result.b_wins == 0 and result.a_wins + result.ties == 64, opponent
-    few, many = (ppo.vector_match(model, config, "random", games, seed=5) for games in (16, 64))
+    few, many = (vector_match(model, config, "random", games, seed=5) for games in (16, 64))
     assert few.outcomes == many.outcomes[:16] and many.a_wins > 48
 
 
@@ -157,6 +163,33 @@ def test_opponent_mix_splits_envs_by_weight() -> None:
     assert all(abs(c - 16 * w / 10) < 1 for c, w in zip(counts, [6, 2, 1, 1], strict=True))
     assert env_counts([1, 1], 3) in ([2, 1], [1, 2])
     assert env_counts([1, 0], 4) == [4, 0]
+
+
+def test_mixed_opponents_train_on_one_vector_env_one_opponent_per_sub_env() -> None:
+    config = load_config("tictactoe", overrides={"opponents": ["rules", "random"],
+                                                 "opponent_weights": [3, 1], "n_envs": 8})
+    pool = ppo.default_pool(config)
+    assert sub_env_opponents(pool, 8) == ["rules"] * 6 + ["random"] * 2
+    vec_env = make_vec_env(config, pool)
+    assert vec_env.num_envs == 8 and vec_env.action_masks().shape == (8, 9)
+    vec_env.close()
+
+
+def test_a_failed_resume_leaves_the_run_as_it_was(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    run = train_tiny("tictactoe", tmp_path, ROLLOUT * 2)
+    config = (run / "config.yaml").read_bytes()
+    resume = ["--resume", str(run)]
+    for args, message in (([*resume, "--set", "channels=4"], "--resume keeps the run's channels"),
+                          ([*resume, "--opponent", "perfect"], "--resume keeps the run's opponent"),
+                          ([*resume, "--set", "n_steps=banana"], "n_steps must be an integer"),
+                          (["reversi", *resume], "the run is a tictactoe run, not reversi")):
+        with pytest.raises(SystemExit) as exit_info:
+            ppo.main(args)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
+        assert (run / "config.yaml").read_bytes() == config
 
 
 def test_plot_draws_a_png(tmp_path: Path) -> None:

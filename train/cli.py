@@ -1,9 +1,17 @@
-"""The ``boardgym`` command: one subcommand per module (``python -m boardgym COMMAND``)."""
+"""The ``boardgym`` command: one subcommand per module (``python -m boardgym COMMAND``).
+
+Every command-line error of every subcommand is one line on stderr and exit code 2, never a
+traceback: the subcommands build their parsers with ``CommandParser`` and report bad values
+found later with ``CommandParser.error`` too.
+"""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Callable
 from importlib import import_module
+from typing import Any, NoReturn
 
 COMMANDS = {
     "evaluate": ("boardgym.train.evaluate", "A against B in simulated matches"),
@@ -14,6 +22,75 @@ COMMANDS = {
     "plot": ("boardgym.train.plot", "learning curves of a run"),
     "bench": ("boardgym.bench.throughput", "environment throughput, peers side by side"),
 }
+EXIT_USAGE = 2
+
+
+def one_line(message: str) -> str:
+    """``message`` on a single line (inner line breaks become spaces)."""
+    return " ".join(str(message).split())
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose errors are one line on stderr (``prog: error: ...``),
+    exit code 2, with no usage block (``--help`` still prints it)."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``message`` as one line and exit with code 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)} (see --help)\n")
+
+
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers >= ``minimum``, with a usage error otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {minimum}"
+    return parse
+
+
+def game_names() -> str:
+    """The known games for help texts: ``reversi (othello), four_in_a_row (connect_four), ...``."""
+    from boardgym.envs.games import GAMES
+
+    return ", ".join(record.name + (f" ({', '.join(record.aliases)})" if record.aliases else "")
+                     for record in GAMES.values())
+
+
+def add_board_options(parser: argparse.ArgumentParser) -> None:
+    """``--rows``-style options for every board option of every game (``Game.options``)."""
+    from boardgym.envs.games import GAMES
+
+    owners: dict[str, list[str]] = {}
+    for record in GAMES.values():
+        for name in record.options:
+            owners.setdefault(name, []).append(record.name)
+    for name, games in owners.items():
+        parser.add_argument(f"--{name}", type=int_at_least(1),
+                            help=f"board {name} ({', '.join(games)})")
+
+
+def board_options(record: Any, args: argparse.Namespace) -> dict[str, int]:
+    """The board options given on the command line, checked against ``record``'s game (its
+    ``initial_state`` validates the values).
+
+    Raises:
+        ValueError: an option the game does not have, or a bad value (the message says which).
+    """
+    from boardgym.envs.games import GAMES
+
+    names = {name for game in GAMES.values() for name in game.options}
+    given = {name: getattr(args, name) for name in sorted(names)
+             if getattr(args, name, None) is not None}
+    options = record.board_options(given)
+    record.rules.initial_state(**options)
+    return options
 
 
 def usage() -> str:
@@ -26,12 +103,14 @@ def usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run ``boardgym COMMAND ARGS...``; returns the exit code."""
     args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
+    if args and args[0] in ("-h", "--help"):
         print(usage())
-        return 0 if args else 2
-    if args[0] not in COMMANDS:
-        print(f"boardgym: unknown command {args[0]!r}\n\n{usage()}", file=sys.stderr)
-        return 2
+        return 0
+    if not args or args[0] not in COMMANDS:
+        given = f"unknown command {args[0]!r}" if args else "no command given"
+        print(f"boardgym: error: {given}; choose one of {', '.join(COMMANDS)} "
+              "(boardgym --help)", file=sys.stderr)
+        return EXIT_USAGE
     module = import_module(COMMANDS[args[0]][0])
     return int(module.main(args[1:]) or 0)
 

@@ -9,15 +9,31 @@ resolved config as ``config.yaml``, which ``load_config`` reads back on ``--resu
 from __future__ import annotations
 
 import dataclasses
+import os
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
 from boardgym.envs.games import canonical_name
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")
+VECTORIZATIONS = ("auto", "vector", "dummy")
+SEED_LIMIT = 2 ** 32
+"""Seeds are below this (numpy's global generator takes 32-bit seeds)."""
+MAX_TORCH_THREADS = os.cpu_count() or 1
+"""More torch threads than CPUs never helps (and very many crash the process)."""
+TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a string",
+              list: "a list", dict: "a mapping"}
+"""How a config key's type is named in error messages."""
+POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
+                 "eval_every", "eval_games", "checkpoint_every", "torch_threads",
+                 "snapshot_every", "league_games", "max_snapshots", "channels", "blocks",
+                 "features_dim")
 
 
 @dataclass
@@ -96,38 +112,78 @@ class TrainConfig:
         self.validate()
 
     def validate(self) -> None:
-        """Raise a ValueError naming the key to fix when a value is out of range."""
-        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
-                    "eval_every", "eval_games", "checkpoint_every", "torch_threads",
-                    "snapshot_every", "league_games", "max_snapshots")
-        for name in positive:
-            if int(getattr(self, name)) <= 0:
+        """Raise a ValueError naming the key to fix when a value has the wrong type or is out
+        of range."""
+        for name, hint in typing.get_type_hints(TrainConfig).items():
+            setattr(self, name, checked_type(name, getattr(self, name), hint))
+        for name in POSITIVE_KEYS:
+            if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be a positive integer, got "
                                  f"{getattr(self, name)!r}; fix it with --set {name}=...")
-        if not self.opponents:
-            raise ValueError("opponents is empty; give at least one, e.g. --set "
-                             "opponents=[random]")
+        self._check_ranges()
+        self._check_opponents()
+
+    def _check_ranges(self) -> None:
+        """The keys with a range or a set of choices."""
+        if not 0 <= self.seed < SEED_LIMIT:
+            raise ValueError(f"seed must be in [0, 2**32), got {self.seed}")
+        if self.torch_threads > MAX_TORCH_THREADS:
+            raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
+                             f"machine's CPUs), got {self.torch_threads}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
+                             f"{self.lr_schedule!r}")
+        if self.vectorization not in VECTORIZATIONS:
+            raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
+                             f"{self.vectorization!r}")
+        if not 0.0 <= self.snapshot_margin <= 1.0:
+            raise ValueError(f"snapshot_margin is a win rate in [0, 1], got "
+                             f"{self.snapshot_margin}")
+        if any(size <= 0 for size in self.net_arch):
+            raise ValueError(f"net_arch layers must be positive, got {self.net_arch}")
+
+    def _check_opponents(self) -> None:
+        """Opponents and their draw weights."""
+        if not self.opponents or not self.eval_opponents:
+            raise ValueError("opponents and eval_opponents need at least one spec each, e.g. "
+                             "--set opponents=[random]")
         weights = self.opponent_weights
         if weights is not None and (len(weights) != len(self.opponents)
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
-        if self.mobility and self.game != "reversi":
-            raise ValueError(f"mobility planes are Reversi's; use --set mobility=false for "
-                             f"{self.game}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
-                             f"{self.lr_schedule!r}")
-        if self.vectorization not in ("auto", "vector", "dummy"):
-            raise ValueError(f"vectorization must be 'auto', 'vector' or 'dummy', got "
-                             f"{self.vectorization!r}")
-        if not 0.0 <= self.snapshot_margin <= 1.0:
-            raise ValueError(f"snapshot_margin is a win rate in [0, 1], got "
-                             f"{self.snapshot_margin}")
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain data (what ``config.yaml`` holds)."""
         return dataclasses.asdict(self)
+
+
+def checked_type(name: str, value: Any, hint: Any) -> Any:
+    """``value`` of config key ``name`` if it fits the type ``hint`` (ints and number strings
+    such as ``"1e-4"`` pass for floats, as floats).
+
+    Raises:
+        ValueError: the value has another type (the message names the key and the type).
+    """
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        return checked_type(name, value, next(arg for arg in args if arg is not type(None)))
+    if origin is list and isinstance(value, list):
+        return [checked_type(name, item, args[0]) for item in value]
+    if origin is dict and isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return value
+    if hint is float and not isinstance(value, bool):
+        try:  # YAML 1.1 reads 1e-4 as a string
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    if hint in (int, str, bool) and isinstance(value, hint) and \
+            (hint is bool or not isinstance(value, bool)):
+        return value
+    expected = TYPE_NAMES.get(origin or hint, str(hint))
+    raise ValueError(f"{name} must be {expected}, got {value!r}; fix it with --set {name}=...")
 
 
 def _keys() -> set[str]:
@@ -189,8 +245,3 @@ def load_config(game: str, path: Path | None = None, overrides: dict[str, Any] |
     _check_keys(data, str(path or f"{game}.yaml"))
     data["game"] = game
     return TrainConfig(**data)
-
-
-def save_config(config: TrainConfig, path: Path) -> None:
-    """Write ``config`` as YAML to ``path``."""
-    path.write_text(yaml.safe_dump(config.to_dict(), sort_keys=False))

@@ -24,10 +24,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from boardgym.agents.base import Agent
-from boardgym.envs.games import canonical_name, rules
 
 from boardgym import agents
+from boardgym.agents import Agent
+from boardgym.envs.games import game as game_record
+from boardgym.train.cli import (
+    CommandParser,
+    add_board_options,
+    board_options,
+    game_names,
+    int_at_least,
+)
 
 Z95 = 1.959963984540054
 """Standard normal quantile of 0.975: the z of a two-sided 95% interval."""
@@ -35,7 +42,7 @@ A_WON, B_WON, TIE = 1, -1, 0
 CHUNK_GAMES = 25
 """Games per task handed to a worker process."""
 PERCENT = 100
-FOUR_IN_A_ROW_OPTIONS = ("rows", "columns", "connect")
+FIRST_PLAYER = 0
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -142,14 +149,27 @@ def play_game(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: 
     Returns:
         ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0).
     """
-    game_rules = rules(game)
+    game_rules = game_record(game).rules
     state = game_rules.initial_state(**(config or {}))
     players = (a, b) if a_first else (b, a)
     while not game_rules.is_terminal(state):
         action = players[int(state.to_move)].act(state, rng)
         state = game_rules.apply(state, int(action))
-    first_player_result = int(game_rules.outcome(state))
-    return first_player_result if a_first else -first_player_result
+    return int(game_rules.result(state, FIRST_PLAYER if a_first else 1 - FIRST_PLAYER))
+
+
+def check_boards(game: str, players: Sequence[Agent], config: dict[str, Any] | None) -> None:
+    """Check at once that every player can play this board (a checkpoint trained on another
+    board size fails here, not in the middle of a game).
+
+    Raises:
+        ValueError: a player's ``check_board`` refuses the start position.
+    """
+    state = game_record(game).rules.initial_state(**(config or {}))
+    for player in players:
+        check = getattr(player, "check_board", None)
+        if check is not None:
+            check(state)
 
 
 @dataclass(frozen=True)
@@ -195,11 +215,13 @@ def _chunks(games: int) -> list[range]:
             for start in range(0, games, CHUNK_GAMES)]
 
 
-def _outcomes(match: _Match, games: int, workers: int,
-              advance: Callable[[int], object]) -> Iterator[int]:
-    """A's result of each game in order; calls ``advance(n)`` as ``n`` more games finish."""
+def _outcomes(match: _Match, games: int, workers: int, advance: Callable[[int], object],
+              players: tuple[Agent, Agent] | None) -> Iterator[int]:
+    """A's result of each game in order; calls ``advance(n)`` as ``n`` more games finish.
+    One process plays with ``players`` (built from the specs if None); each worker process
+    builds its own once."""
     if workers == 1:
-        a, b = match.players()
+        a, b = players or match.players()
         for index in range(games):
             yield match.play(a, b, index)
             advance(1)
@@ -216,7 +238,7 @@ def _ignore(_: int) -> None:
     """A progress callback that does nothing."""
 
 
-def _progress_bar(games: int, enabled: bool) -> Any:
+def progress_bar(games: int, enabled: bool) -> Any:
     """A tqdm bar on stderr when ``enabled``, tqdm is installed and stderr is a terminal."""
     if not enabled or not sys.stderr.isatty():
         return None
@@ -229,8 +251,9 @@ def _progress_bar(games: int, enabled: bool) -> Any:
 
 def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
                alternate: bool = False, workers: int = 1,
-               config: dict[str, Any] | None = None, progress: bool = False,
-               stochastic: bool = False) -> MatchResult:
+               config: dict[str, Any] | None = None,
+               progress: bool | Callable[[int], object] = False, stochastic: bool = False,
+               players: tuple[Agent, Agent] | None = None) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
@@ -248,8 +271,11 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
             picklable).
         config: options of the game's ``initial_state`` (four-in-a-row ``rows``,
             ``columns``, ``connect``).
-        progress: show a progress bar when stderr is a terminal.
+        progress: True: a progress bar of games when stderr is a terminal; or a callback,
+            called with the number of games just finished (they add up to ``games``).
         stochastic: checkpoint agents sample their moves instead of the masked argmax.
+        players: A and B already built from ``a`` and ``b`` (used when ``workers == 1``), so
+            that a checkpoint is loaded once per process.
 
     Raises:
         ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0`` or
@@ -258,13 +284,14 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     for name, value, minimum in (("games", games, 1), ("seed", seed, 0), ("workers", workers, 1)):
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    name = canonical_name(game)
-    rules(name).initial_state(**(config or {}))  # validates the options before any work
+    name = game_record(game).name
+    game_record(name).rules.initial_state(**(config or {}))  # validates before any work
     match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic)
-    bar = _progress_bar(games, progress)
+    bar = None if callable(progress) else progress_bar(games, progress)
+    advance = progress if callable(progress) else _ignore if bar is None else bar.update
     start = time.perf_counter()
     try:
-        outcomes = tuple(_outcomes(match, games, workers, _ignore if bar is None else bar.update))
+        outcomes = tuple(_outcomes(match, games, workers, advance, players))
     finally:
         if bar is not None:
             bar.close()
@@ -276,28 +303,12 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
 # -- command line ----------------------------------------------------------------------------
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type`` accepting integers >= ``minimum``, with a usage error otherwise."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
-        return value
-
-    parse.__name__ = f"integer >= {minimum}"
-    return parse
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym evaluate`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="boardgym evaluate",
         description="Play agent A against agent B and report A's wins, B's wins and ties.")
-    parser.add_argument("game", help="reversi, four_in_a_row (connect_four) or tictactoe")
+    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("a", help="agent A: a built-in name (e.g. corner_best, lookahead:2, "
                                   "perfect) or a checkpoint path")
     parser.add_argument("b", help="agent B, likewise")
@@ -311,43 +322,39 @@ def build_parser() -> argparse.ArgumentParser:
                         help="checkpoint agents sample their moves (default: masked argmax)")
     parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes to spread the games over (same results as 1)")
-    for option in FOUR_IN_A_ROW_OPTIONS:
-        parser.add_argument(f"--{option}", type=int_at_least(1),
-                            help=f"four_in_a_row board {option}")
+    add_board_options(parser)
     return parser
 
 
-def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
-    """Check the game, the options and both agents; returns the game options.
-
-    Any problem ends the program with a usage error naming the fix.
+def _resolve(parser: argparse.ArgumentParser,
+             args: argparse.Namespace) -> tuple[dict[str, Any], tuple[Agent, Agent]]:
+    """Check the game, the board options and both agents (built once, here); returns the
+    board options and the agents. Any problem ends the program with a one-line usage error.
     """
     try:
-        args.game = canonical_name(args.game)
-        config = {option: getattr(args, option) for option in FOUR_IN_A_ROW_OPTIONS
-                  if getattr(args, option) is not None}
-        if config and args.game != "four_in_a_row":
-            raise ValueError(f"--{', --'.join(config)}: board options are only for "
-                             "four_in_a_row")
-        rules(args.game).initial_state(**config)
-        for spec in (args.a, args.b):
-            agents.make(args.game, spec)
+        record = game_record(args.game)
+        args.game = record.name
+        config = board_options(record, args)
+        a, b = (agents.make(record, spec, stochastic=args.stochastic)
+                for spec in (args.a, args.b))
+        check_boards(record.name, (a, b), config)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
-    return config
+    return config, (a, b)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]``.
 
     Returns:
-        0 on success (argparse exits with 2 on a usage error).
+        0 on success (a usage error exits with 2 and one line on stderr).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    config = _resolve(parser, args)
+    config, players = _resolve(parser, args)
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
-                        args.workers, config, progress=True, stochastic=args.stochastic)
+                        args.workers, config, progress=True, stochastic=args.stochastic,
+                        players=players)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from boardgym.train.cli import CommandParser
+
 EVAL_FILE = "eval.json"
 DEFAULT_PNG = "learning_curve.png"
 FIGURE_SIZE = (7.0, 4.0)
@@ -31,6 +33,9 @@ def read_history(run_dir: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise ValueError(f"{path} not found; pass a run folder made by `boardgym train`")
     history = json.loads(path.read_text())
+    if not isinstance(history, list):
+        raise ValueError(f"{path} is not a list of evaluations; pass a run folder made by "
+                         "`boardgym train`")
     if not history:
         raise ValueError(f"{path} has no evaluation yet; let the run reach eval_every steps")
     return list(history)
@@ -80,15 +85,15 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym plot``: returns the exit code."""
-    parser = argparse.ArgumentParser(prog="boardgym plot", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = CommandParser(prog="boardgym plot", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", type=Path, help="a run folder (runs/GAME__ALGO__SEED__TIME)")
     parser.add_argument("--out", type=Path, help=f"PNG path (default RUN_DIR/{DEFAULT_PNG})")
     parser.add_argument("--title", help="figure title (default: the run folder's name)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
         print(plot(args.run_dir, args.out, args.title))
-    except ValueError as error:
+    except (ValueError, OSError) as error:
         parser.error(str(error))
     return 0
 

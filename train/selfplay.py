@@ -16,34 +16,22 @@ Examples::
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+
 from boardgym.agents import Agent
-from boardgym.train.config import TrainConfig
-from boardgym.train.ppo import (
-    OpponentPool,
-    RunCallback,
-    build_parser,
-    save_checkpoint,
-    start,
-    train,
-    win_rate,
-    write_json,
-)
+from boardgym.train.callbacks import RunCallback, next_multiple, win_rate
+from boardgym.train.environments import OpponentPool
+from boardgym.train.ppo import build_parser, default_pool, run_command
+from boardgym.train.runs import Run, save_checkpoint, write_json
 
 ALGO = "selfplay"
 SNAPSHOTS = "snapshots"
 POOL_FILE = "pool.json"
 SNAPSHOT_WEIGHT = 1.0
 """Draw weight of a new snapshot in the pool (the classic AIs keep their config weights)."""
-
-
-def league_pool(config: TrainConfig) -> OpponentPool:
-    """The starting pool: the config's classic AIs (snapshots join during training)."""
-    return OpponentPool(config.game, config.opponents, config.opponent_weights)
 
 
 def snapshot_specs(pool: OpponentPool, directory: Path) -> list[str]:
@@ -63,10 +51,11 @@ class League:
         run, model = callback.run, callback.model
         config, step = run.config, model.num_timesteps
         if self.next_check is None:
-            self.next_check = (step // config.snapshot_every + 1) * config.snapshot_every
+            save_pool(run)
+            self.next_check = next_multiple(step, config.snapshot_every)
         if step < self.next_check:
             return
-        self.next_check = (step // config.snapshot_every + 1) * config.snapshot_every
+        self.next_check = next_multiple(step, config.snapshot_every)
         rates = {spec: win_rate(model, config, pool_agent, config.league_games, config.seed)
                  for spec, pool_agent in zip(run.pool.specs, self.agents(run.pool),
                                              strict=True)}
@@ -95,21 +84,18 @@ class League:
         snapshots = snapshot_specs(run.pool, run.directory)
         for old in snapshots[: max(0, len(snapshots) - run.config.max_snapshots)]:
             run.pool.remove(old)
-        write_json(run.directory / POOL_FILE, run.pool.to_dict())
+        save_pool(run)
+
+
+def save_pool(run: Run) -> None:
+    """Write the run's pool to ``pool.json``."""
+    write_json(run.directory / POOL_FILE, run.pool.to_dict())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym selfplay``: returns the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser("boardgym selfplay", __doc__)
-    args = parser.parse_args(args_list)
-    args.set = [*args.set, "vectorization=dummy"]  # the pool changes: per-episode draws
-    try:
-        run, state = start(args, parser, args_list, ALGO, ALGO, league_pool)
-    except (ValueError, FileNotFoundError) as error:
-        parser.error(str(error))
-    write_json(run.directory / POOL_FILE, run.pool.to_dict())
-    train(run, state, progress=not args.no_progress, hooks=[League()])
+    run = run_command(argv, build_parser("boardgym selfplay", __doc__), ALGO, default_pool,
+                      hooks=[League()], extra_sets=["vectorization=dummy"])
     print(f"done: {run.last} (best: {run.best}); pool: {run.directory / POOL_FILE}")
     return 0
 

@@ -26,11 +26,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from boardgym.agents.base import Agent
-from boardgym.envs.games import canonical_name
-from boardgym.train.evaluate import A_WON, B_WON, TIE, game_rng, int_at_least, play_game
 
 from boardgym import agents
+from boardgym.agents import Agent
+from boardgym.envs.games import canonical_name
+from boardgym.train.cli import CommandParser, game_names, int_at_least
+from boardgym.train.evaluate import (
+    A_WON,
+    B_WON,
+    TIE,
+    check_boards,
+    game_rng,
+    play_game,
+    progress_bar,
+)
 
 ELO_SCALE = 400.0
 """Elo points per factor of 10 in the odds of winning."""
@@ -164,12 +173,13 @@ def _play_games(schedule: _Schedule, indices: range) -> list[int]:
     return [schedule.play(_worker_players, index) for index in indices]
 
 
-def play_round_robin(schedule: _Schedule, workers: int,
-                     advance: Callable[[int], object]) -> list[int]:
-    """Every game's result in game order; ``advance(n)`` is called as ``n`` games finish."""
+def play_round_robin(schedule: _Schedule, workers: int, advance: Callable[[int], object],
+                     players: Sequence[Agent]) -> list[int]:
+    """Every game's result in game order; ``advance(n)`` is called as ``n`` games finish.
+    One process plays with ``players`` (built from the specs); each worker process builds
+    its own once."""
     total = len(schedule.pairs) * schedule.games
     if workers == 1:
-        players = [agents.make(schedule.game, spec) for spec in schedule.specs]
         results = []
         for index in range(total):
             results.append(schedule.play(players, index))
@@ -260,10 +270,10 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     """
     name = canonical_name(game)
     specs = tuple(specs)
-    anchor_index = _check(name, specs, games, seed, workers, anchor, bootstrap)
+    anchor_index, players = _check(name, specs, games, seed, workers, anchor, bootstrap)
     schedule = _Schedule(name, specs, games, seed)
     start = time.perf_counter()
-    results = np.array(play_round_robin(schedule, workers, advance)).reshape(-1, games)
+    results = np.array(play_round_robin(schedule, workers, advance, players)).reshape(-1, games)
     counts = np.stack([(results == outcome).sum(axis=1) for outcome in OUTCOMES], axis=1)
     ratings, intervals = bootstrap_elo(counts, len(specs), anchor_index, bootstrap,
                                        np.random.default_rng([seed, len(results.flat)]))
@@ -272,21 +282,22 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
 
 
 def _check(game: str, specs: tuple[str, ...], games: int, seed: int, workers: int,
-           anchor: str | None, bootstrap: int) -> int:
-    """Validate the arguments of ``run_tournament``; returns the anchor's index."""
+           anchor: str | None, bootstrap: int) -> tuple[int, list[Agent]]:
+    """Validate the arguments of ``run_tournament``; returns the anchor's index and the
+    players (each built once, here)."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a tournament needs two or more distinct players, got {list(specs)}")
     for label, value, minimum in (("games", games, 1), ("seed", seed, 0),
                                   ("workers", workers, 1), ("bootstrap", bootstrap, 1)):
         if value < minimum:
             raise ValueError(f"{label} must be >= {minimum}, got {value}")
-    for spec in specs:
-        agents.make(game, spec)
+    players = [agents.make(game, spec) for spec in specs]
+    check_boards(game, players, None)
     if anchor is None:
-        return specs.index(DEFAULT_ANCHOR) if DEFAULT_ANCHOR in specs else 0
+        return (specs.index(DEFAULT_ANCHOR) if DEFAULT_ANCHOR in specs else 0), players
     if anchor not in specs:
         raise ValueError(f"--anchor {anchor!r} is not one of the players {list(specs)}")
-    return specs.index(anchor)
+    return specs.index(anchor), players
 
 
 # -- reports ---------------------------------------------------------------------------------
@@ -388,10 +399,10 @@ def save(tournament: Tournament, prefix: Path, command: str) -> list[Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym tournament`` argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="boardgym tournament",
         description="Round robin (both seatings) among agents, with Elo ratings.")
-    parser.add_argument("game", help="reversi, four_in_a_row (connect_four) or tictactoe")
+    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("specs", nargs="+", metavar="SPEC",
                         help="two or more agents: built-in names (e.g. random, corner_best, "
                              "alphabeta:4, mcts:200) or checkpoint paths")
@@ -411,15 +422,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _progress(total: int) -> Any:
-    """A tqdm bar over games on stderr, or None when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="game", file=sys.stderr, leave=False)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym tournament GAME SPEC... --games N [--workers K] [--seed S] [--out P]``.
 
@@ -427,18 +429,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    pairs = len(args.specs) * (len(args.specs) - 1) // 2
+    bar = progress_bar(pairs * args.games, enabled=True)
     try:
         name = canonical_name(args.game)
-        _check(name, tuple(args.specs), args.games, args.seed, args.workers, args.anchor,
-               args.bootstrap)
-    except (ValueError, OSError, ImportError) as error:
-        parser.error(str(error))
-    pairs = len(args.specs) * (len(args.specs) - 1) // 2
-    bar = _progress(pairs * args.games)
-    try:
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
                                 (lambda n: None) if bar is None else bar.update)
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
     finally:
         if bar is not None:
             bar.close()
@@ -448,7 +447,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(pairwise_markdown(result))
     prefix = args.out if args.out is not None else Path("runs/tournament") / name
-    for path in save(result, prefix, command):
+    try:
+        saved = save(result, prefix, command)
+    except OSError as error:
+        parser.error(f"cannot save the results to {prefix}.* ({error.strerror}); choose "
+                     "another --out")
+    for path in saved:
         print(f"saved {path}")
     return 0
 

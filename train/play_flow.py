@@ -1,0 +1,345 @@
+"""The game flow of ``boardgym play``, shared by the terminal and the pygame window: rounds,
+seats, the scoreboard, and how a person sees a game and names its moves (``BoardView``).
+
+Everything about a game comes from its ``Game`` record: the side names
+(``record.side_names``), the move names (``record.action_name``: ``e3``, ``column 4``,
+``cell 5``), whether it ends with a disc count (``record.scored``) and the board drawing
+(``envs.render``). What a move does on the board is read from the rules: the cell it fills,
+the discs it turns over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from string import ascii_lowercase
+from typing import Any
+
+import numpy as np
+
+from boardgym.envs import render
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Game
+
+QUIT, HINTS, HELP = "quit", "hints", "help"
+HINT_MARK = "."
+"""Marks a legal move on the text board when its name is longer than one character."""
+NUMPAD_SIDE = 3
+"""``--numpad`` numbers the cells of a 3x3 board like a keyboard's numpad (7 8 9 on top)."""
+FIRST_CHOICES = ("random", "you", "computer")
+
+
+class QuitGame(Exception):
+    """The person asked to stop playing (typed ``quit``, pressed Esc or closed the window)."""
+
+
+class BadMove(ValueError):
+    """What a person typed is not a legal move; the message says why and how to type one."""
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``boardgym play`` was asked for.
+
+    Attributes:
+        game: canonical game name.
+        opponent: the agent spec of the computer player.
+        side: 0 or 1 (index into the record's ``side_names``), or None to ask.
+        first: ``"random"``, ``"you"`` or ``"computer"``.
+        config: the board options (``initial_state`` keyword arguments).
+        numpad: a 3x3 board's cells numbered like a keyboard's numpad.
+        seed: seed of the random generator (first player draws, the agent's tie-breaks).
+    """
+
+    game: str
+    opponent: str
+    side: int | None
+    first: str
+    config: dict[str, int] = field(default_factory=dict)
+    numpad: bool = False
+    seed: int | None = None
+
+    @property
+    def record(self) -> Game:
+        """The game's record."""
+        return game_record(self.game)
+
+
+@dataclass(frozen=True)
+class Seats:
+    """Who sits where in one round.
+
+    Attributes:
+        human_side: 0 if the person plays the first side name (``X``, ``red``), 1 otherwise.
+        human_player: the person's rules player, 0 if they move first, 1 if second.
+    """
+
+    human_side: int
+    human_player: int
+
+    @property
+    def first_side_player(self) -> int:
+        """The rules player (0 moves first) holding the first side name."""
+        return self.human_player if self.human_side == 0 else 1 - self.human_player
+
+    def side(self, player: int) -> int:
+        """0 if rules ``player`` holds the first side name, 1 otherwise."""
+        return 0 if player == self.first_side_player else 1
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move of a round: the position before and after, and who passed in between."""
+
+    before: Any
+    action: int
+    after: Any
+    passed: int | None
+    """The rules player who had no legal move and passed, or None."""
+
+
+class Round:
+    """One game of a match: the position, and the seats of the person and the computer."""
+
+    def __init__(self, record: Game, config: dict[str, int], seats: Seats) -> None:
+        self.rules, self.seats = record.rules, seats
+        self.state = self.rules.initial_state(**config)
+
+    @property
+    def over(self) -> bool:
+        """True once the game has ended."""
+        return bool(self.rules.is_terminal(self.state))
+
+    @property
+    def human_to_move(self) -> bool:
+        """True when the person is to move."""
+        return bool(self.state.to_move == self.seats.human_player)
+
+    def play(self, action: int) -> Move:
+        """Play ``action`` for the side to move (a legal one) and return what happened."""
+        before = self.state
+        self.state = self.rules.apply(before, action)
+        repeat = self.state.to_move == before.to_move and not self.over
+        return Move(before, action, self.state, 1 - before.to_move if repeat else None)
+
+    def winner(self) -> int | None:
+        """The rules player who won, or None for a tie (once over)."""
+        first_player_result = int(self.rules.result(self.state, 0))
+        return None if first_player_result == 0 else (0 if first_player_result > 0 else 1)
+
+
+def first_player(first: str, rng: np.random.Generator) -> int:
+    """The person's rules player: 0 if they move first (``first`` may draw it at random)."""
+    if first == "random":
+        return int(rng.integers(2))
+    return 0 if first == "you" else 1
+
+
+@dataclass
+class Scoreboard:
+    """Wins, losses and ties of the person over the rounds of a match."""
+
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+
+    def record(self, round_: Round) -> None:
+        """Count a finished round."""
+        winner = round_.winner()
+        if winner is None:
+            self.ties += 1
+        elif winner == round_.seats.human_player:
+            self.wins += 1
+        else:
+            self.losses += 1
+
+    def text(self, you: str, computer: str) -> str:
+        """``Scoreboard after 3 rounds: you (X) 2 wins / 1 loss / 0 ties; ...``."""
+        rounds = self.wins + self.losses + self.ties
+
+        def tally(wins: int, losses: int) -> str:
+            return (f"{wins} win{'s' * (wins != 1)} / {losses} loss{'es' * (losses != 1)} / "
+                    f"{self.ties} tie{'s' * (self.ties != 1)}")
+
+        return (f"Scoreboard after {rounds} round{'s' * (rounds != 1)}: you ({you}) "
+                f"{tally(self.wins, self.losses)}; {computer} {tally(self.losses, self.wins)}")
+
+
+def side_index(record: Game, text: str) -> int | None:
+    """0 or 1 for a side name of the game (any case, or its first letter), else None."""
+    text = text.strip().lower()
+    for index, name in enumerate(record.side_names):
+        if text in (name.lower(), name[0].lower()):
+            return index
+    return None
+
+
+class BoardView:
+    """How a person sees one game and names its moves; ``seats`` is set for each round.
+
+    Moves are typed as the record's move names (``e3``, ``column 4``, ``cell 5``) or their
+    last word (``4``, ``5``); square names such as ``e3`` also as column-then-row digits
+    (``53``, as the classic Reversegam reads them).
+
+    Args:
+        record: the game.
+        config: the board options.
+        numpad: number a 3x3 board's cells like a numpad (7 8 9 on the top row).
+
+    Raises:
+        ValueError: ``numpad`` for a board that is not 3x3 cells.
+    """
+
+    def __init__(self, record: Game, config: dict[str, int], numpad: bool = False) -> None:
+        self.record, self.rules = record, record.rules
+        self.seats = Seats(0, 0)
+        start = self.rules.initial_state(**config)
+        self.rows, self.cols = first_planes(record, start).shape[1:]
+        self.n_actions = int(self.rules.legal_mask(start).size)
+        self.drops = self.n_actions == self.cols != self.rows * self.cols
+        """Actions are columns and a stone falls to the lowest free cell (four-in-a-row)."""
+        if numpad and (self.drops or (self.rows, self.cols) != (NUMPAD_SIDE, NUMPAD_SIDE)):
+            raise ValueError(f"--numpad numbers the cells of a {NUMPAD_SIDE}x{NUMPAD_SIDE} "
+                             f"board; drop it for {record.name}")
+        self.numpad = numpad
+        self.names = [record.action_name(self._numbered(a)) for a in range(self.n_actions)]
+        self.short_names = [name.split()[-1].lower() for name in self.names]
+        self.typed = self._typed_names()
+        """What a person may type for each action (lower case) -> the action."""
+
+    @property
+    def title(self) -> str:
+        """The game's human name."""
+        return self.record.title
+
+    @property
+    def numbered(self) -> bool:
+        """Every board cell shows its one-character move name when hints are on (the cells'
+        numbering is worth showing before the first move)."""
+        return not self.drops and all(len(name) == 1 for name in self.short_names)
+
+    @property
+    def help(self) -> str:
+        """How to type a move, hints and quit."""
+        short = self.short_names
+        if all(name.isdigit() for name in short):
+            noun = self.names[0].split()[0].lower()
+            ordered = sorted(short, key=int)
+            top = ""
+            if not self.drops:
+                top = f" ({' '.join(short[:self.cols])} is the top row)"
+            how = f"Type a {noun} number from {ordered[0]} to {ordered[-1]}{top}"
+        else:
+            how = (f"Type a square as its name, like {short[0]}, or as column then row digits, "
+                   f"like {_digits(short[0])}")
+        return f"{how}; 'hints' shows the legal moves, 'quit' ends the game."
+
+    def _numbered(self, action: int) -> int:
+        """The action whose record name ``action`` takes (numpad: rows upside down)."""
+        if not self.numpad:
+            return action
+        row, col = divmod(action, self.cols)
+        return (self.rows - 1 - row) * self.cols + col
+
+    def _typed_names(self) -> dict[str, int]:
+        typed: dict[str, int] = {}
+        for action, (name, short) in enumerate(zip(self.names, self.short_names, strict=True)):
+            for text in (name.lower(), short, _digits(short)):
+                typed.setdefault(text, action)
+        return typed
+
+    def side_name(self, player: int) -> str:
+        """The side name of rules ``player`` (``X``, ``O``, ``red``, ``yellow``)."""
+        return self.record.side_names[self.seats.side(player)]
+
+    def planes(self, state: Any) -> np.ndarray:
+        """The board as planes ``(2, rows, cols)``: the first side name's stones, then the
+        other's."""
+        planes = first_planes(self.record, state)
+        return planes if self.seats.first_side_player == 0 else planes[::-1]
+
+    def text(self, state: Any, hints: bool = False) -> str:
+        """The text board; with ``hints``, the legal moves marked on their empty cells."""
+        labels = {self.cell(state, a): self.hint_label(a) for a in self.legal(state)} \
+            if hints else {}
+        return render.ansi_labelled(self.record, self.planes(state), labels)
+
+    def score_text(self, state: Any) -> str:
+        """``X: 3  O: 2`` for games that end with a disc count; empty for the others."""
+        if not self.record.scored:
+            return ""
+        counts = self.planes(state).reshape(2, -1).sum(axis=1)
+        return "  ".join(f"{name}: {count}" for name, count in zip(self.record.side_names,
+                                                                  counts, strict=True))
+
+    def legal(self, state: Any) -> list[int]:
+        """The legal actions of the side to move."""
+        return np.flatnonzero(self.rules.legal_mask(state)).tolist()
+
+    def cell(self, state: Any, action: int) -> int:
+        """The board cell (``row * cols + col``) that legal ``action`` fills."""
+        before = first_planes(self.record, state).any(axis=0)
+        after = first_planes(self.record, self.rules.apply(state, action)).any(axis=0)
+        return int(np.flatnonzero(after & ~before)[0])
+
+    def action_at(self, state: Any, cell: int) -> int:
+        """The action a person means by clicking board cell ``cell``."""
+        return cell % self.cols if self.drops else cell
+
+    def turned(self, move: Move) -> np.ndarray:
+        """A ``(rows, cols)`` 0/1 uint8 array of the stones ``move`` turned over."""
+        before, after = self.planes(move.before), self.planes(move.after)
+        return ((before.sum(axis=0) > 0) & (before != after).any(axis=0)).astype(np.uint8)
+
+    def hint_label(self, action: int) -> str:
+        """The character marking legal ``action`` on the text board when hints are on: its
+        one-character name, else ``HINT_MARK``."""
+        short = self.short_names[action]
+        return short if len(short) == 1 else HINT_MARK
+
+    def move_name(self, action: int) -> str:
+        """How a person names ``action``."""
+        return self.names[action]
+
+    def parse(self, text: str, state: Any) -> int:
+        """The legal action that ``text`` names.
+
+        Raises:
+            BadMove: malformed or illegal; the message explains the format.
+        """
+        action = self.typed.get(" ".join(text.lower().split()))
+        if action is None:
+            raise BadMove(f"{text!r} is not a move. {self.help}")
+        if action not in self.legal(state):
+            raise BadMove(f"{self.move_name(action)} is not a legal move here; type 'hints' "
+                          "to see the legal moves.")
+        return action
+
+
+def first_planes(record: Game, state: Any) -> np.ndarray:
+    """The board as planes ``(2, rows, cols)``: the first player's stones, then the other's."""
+    return render.first_player_planes(record.rules, state)
+
+
+def _digits(square: str) -> str:
+    """A square name ``e3`` as column-then-row digits ``53``; other names as they are."""
+    if len(square) > 1 and square[0] in ascii_lowercase and square[1:].isdigit():
+        return f"{ascii_lowercase.index(square[0]) + 1}{square[1:]}"
+    return square
+
+
+def verdict(round_: Round, opponent: str) -> str:
+    """The end of a round for the person: ``You win!``, ``You lose to ...`` or a tie."""
+    winner = round_.winner()
+    if winner is None:
+        return "It's a tie."
+    return "You win!" if winner == round_.seats.human_player else f"You lose to {opponent}."
+
+
+def result_text(view: BoardView, round_: Round, opponent: str) -> str:
+    """The end of a round in words: the score (scored games), which side won, the verdict."""
+    winner = round_.winner()
+    score = view.score_text(round_.state)
+    parts = [score] if score else []
+    if winner is not None:
+        parts.append(f"{view.side_name(winner)} wins")
+    return ". ".join([*parts, verdict(round_, opponent)])

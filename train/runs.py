@@ -1,0 +1,282 @@
+"""Run folders: where a training run keeps its config, command, checkpoints and history.
+
+A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the resolved
+hyperparameters), ``command.txt`` (the exact commands, resumes included),
+``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
+``checkpoints/best.zip``, ``eval.json`` and ``tb/`` (TensorBoard). Every file is written
+atomically (a temporary file in the same folder, then a rename), so a process killed at any
+moment leaves the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import shlex
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+
+from boardgym.agents.policy import (
+    TRAIN_STATE_ENTRY,
+    check_game,
+    checkpoint_metadata,
+    read_entry,
+    read_metadata,
+    write_entries,
+)
+from boardgym.envs.games import canonical_name
+from boardgym.train.config import TrainConfig, load_config, read_yaml
+from boardgym.train.environments import OpponentPool
+
+ALGO = "maskableppo"
+RUNS_DIR = Path("runs")
+CHECKPOINTS = "checkpoints"
+LAST, BEST = "last.zip", "best.zip"
+CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
+TENSORBOARD_DIR = "tb"
+RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
+                            "checkpoint_every", "torch_threads", "snapshot_every",
+                            "snapshot_margin", "league_games", "max_snapshots"})
+"""Config keys that ``--resume`` may change; the others are fixed by the saved model."""
+
+
+# -- atomic writes ---------------------------------------------------------------------------
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically."""
+    write_atomic(path, json.dumps(data, indent=1))
+
+
+def save_config(config: TrainConfig, path: Path) -> None:
+    """Write ``config`` as YAML to ``path`` atomically."""
+    write_atomic(path, yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dict[str, Any],
+                    train_state: dict[str, Any] | None = None) -> None:
+    """Save ``model`` with its boardgym record (and ``train_state``) to ``path`` atomically.
+
+    The zip is written to a temporary file in the same folder, flushed to disk and renamed
+    over ``path``.
+    """
+    tmp = path.with_name(f".{path.stem}.tmp.zip")
+    model.save(tmp)
+    entries: dict[str, Any] = {"boardgym.json": checkpoint_metadata(game, env_kwargs,
+                                                                      model.num_timesteps)}
+    if train_state is not None:
+        entries[TRAIN_STATE_ENTRY] = train_state
+    write_entries(tmp, entries)
+    with tmp.open("rb") as file:
+        os.fsync(file.fileno())
+    os.replace(tmp, path)
+
+
+# -- RNG streams -----------------------------------------------------------------------------
+
+def seed_everything(seed: int) -> None:
+    """Seed python's ``random``, numpy's global generator and torch."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def rng_state(vec_env: VecEnv) -> dict[str, Any]:
+    """Every RNG stream of a training process, as JSON-able data.
+
+    The envs' own generators are saved for SB3's ``DummyVecEnv``; the batched env's
+    counter-based streams are not reachable, so ``set_rng_state`` re-derives them.
+    """
+    version, internal, gauss = random.getstate()
+    name, keys, pos, has_gauss, cached = np.random.get_state()  # type: ignore[misc]
+    envs_state = vec_env.env_method("get_rng_state") if isinstance(vec_env, DummyVecEnv) \
+        else None
+    return {
+        "python": [version, list(internal), gauss],
+        "numpy": [name, np.asarray(keys).tolist(), pos, has_gauss, cached],
+        "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode(),
+        "envs": envs_state,
+    }
+
+
+def set_rng_state(vec_env: VecEnv, state: dict[str, Any], seed: int, step: int) -> None:
+    """Restore the streams saved by ``rng_state``; batched envs get fresh streams seeded
+    from ``(seed, step)``, so a resumed run is deterministic too. Takes effect at the
+    next ``vec_env.reset()``."""
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+    raw = np.frombuffer(base64.b64decode(state["torch"]), dtype=np.uint8).copy()
+    torch.set_rng_state(torch.from_numpy(raw))
+    if state["envs"] is None:
+        vec_env.seed(int(np.random.SeedSequence([seed, step]).generate_state(1)[0]))
+        return
+    for i, env_state in enumerate(state["envs"]):
+        vec_env.env_method("set_rng_state", env_state, indices=[i])
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """A training run: its folder, config, opponent pool and history.
+
+    Attributes:
+        config: the resolved hyperparameters.
+        directory: the run folder.
+        pool: the opponents the learner is drawn against.
+        history: one record per evaluation: ``{"step", "seconds", "win_rates": {spec: p},
+            "loss_rates": {spec: p}}``.
+        elapsed: training wall time so far (seconds, resumes added up).
+        best_score: the best mean eval (win rate - loss rate) so far (``best.zip``'s).
+        algo: the folder's algorithm tag.
+    """
+
+    config: TrainConfig
+    directory: Path
+    pool: OpponentPool
+    history: list[dict[str, Any]] = field(default_factory=list)
+    elapsed: float = 0.0
+    best_score: float = -1.0
+    algo: str = ALGO
+
+    @property
+    def last(self) -> Path:
+        """The latest checkpoint."""
+        return self.directory / CHECKPOINTS / LAST
+
+    @property
+    def best(self) -> Path:
+        """The checkpoint with the best mean eval (win rate - loss rate)."""
+        return self.directory / CHECKPOINTS / BEST
+
+    @property
+    def tensorboard(self) -> Path:
+        """The TensorBoard log folder."""
+        return self.directory / TENSORBOARD_DIR
+
+    def train_state(self, vec_env: VecEnv) -> dict[str, Any]:
+        """What ``--resume`` restores besides the model (saved inside each checkpoint)."""
+        return {"algo": self.algo, "pool": self.pool.to_dict(), "history": self.history,
+                "elapsed": self.elapsed, "best_score": self.best_score,
+                "rng": rng_state(vec_env)}
+
+
+def run_folder_name(game: str, algo: str, seed: int) -> str:
+    """``{game}__{algo}__{seed}__{time}``."""
+    return f"{game}__{algo}__{seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def record_command(directory: Path, argv: Sequence[str], script: str) -> None:
+    """Append the exact command line to the run's ``command.txt``."""
+    path = directory / COMMAND_FILE
+    before = path.read_text() if path.is_file() else ""
+    write_atomic(path, before + shlex.join(["boardgym", script, *argv]) + "\n")
+
+
+def new_run(config: TrainConfig, runs_dir: Path, pool: OpponentPool, algo: str = ALGO) -> Run:
+    """Create the folder of a new run and write its config.
+
+    Raises:
+        ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
+    """
+    directory = runs_dir / run_folder_name(config.game, algo, config.seed)
+    try:
+        (directory / CHECKPOINTS).mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise ValueError(f"cannot create the run folder {directory} ({error.strerror}); "
+                         "choose another --runs-dir") from error
+    save_config(config, directory / CONFIG_FILE)
+    return Run(config, directory, pool, algo=algo)
+
+
+@contextmanager
+def removed_on_error(run: Run, fresh: bool) -> Iterator[Run]:
+    """Delete the folder of a ``fresh`` run if the body fails before its first checkpoint
+    (a command that fails leaves no run folder behind)."""
+    try:
+        yield run
+    except BaseException:
+        if fresh and not run.last.is_file():
+            shutil.rmtree(run.directory, ignore_errors=True)
+        raise
+
+
+def open_run(directory: Path, overrides: dict[str, Any],
+             game: str | None = None) -> tuple[Run, dict[str, Any]]:
+    """The run saved in ``directory`` and the train state of its last checkpoint.
+
+    Everything is checked before anything is written: on any error ``config.yaml`` is left
+    as it was. Only ``RESUMABLE_KEYS`` may differ from the saved config.
+
+    Args:
+        directory: the run folder.
+        overrides: config keys given on the command line.
+        game: the game named on the command line, if any (it must be the run's).
+
+    Raises:
+        ValueError: not a run folder, no checkpoint yet, another game, or an override that
+            cannot change on resume (the message says what to do).
+    """
+    if not (directory / CONFIG_FILE).is_file():
+        raise ValueError(f"{directory} is not a run folder (no {CONFIG_FILE}); pass a folder "
+                         f"made by `boardgym train`, e.g. {RUNS_DIR}/reversi__{ALGO}__0__...")
+    saved = load_config(str(read_yaml(directory / CONFIG_FILE).get("game")),
+                        directory / CONFIG_FILE)
+    config = load_config(saved.game, directory / CONFIG_FILE, overrides)
+    check_resume_changes(saved, config, game)
+    last = directory / CHECKPOINTS / LAST
+    if not last.is_file():
+        raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
+    check_game(read_metadata(last), config.game, last)
+    state = read_entry(last, TRAIN_STATE_ENTRY)
+    if state is None:
+        raise ValueError(f"{last} has no training state; it cannot be resumed")
+    pool = OpponentPool.from_dict(config.game, state["pool"])
+    save_config(config, directory / CONFIG_FILE)
+    run = Run(config, directory, pool, state["history"], state["elapsed"],
+              state["best_score"], algo=state["algo"])
+    return run, state
+
+
+def check_resume_changes(saved: TrainConfig, config: TrainConfig, game: str | None) -> None:
+    """Refuse a resume that asks for what the saved run cannot change.
+
+    Args:
+        saved: the run's config.
+        config: the config with the command line's overrides.
+        game: the game named on the command line, if any.
+
+    Raises:
+        ValueError: another game, or another value of a key outside ``RESUMABLE_KEYS``.
+    """
+    if game is not None and canonical_name(game) != saved.game:
+        raise ValueError(f"the run is a {saved.game} run, not {game}; drop GAME or start a "
+                         "new run")
+    before, after = saved.to_dict(), config.to_dict()
+    fixed = sorted(key for key in after if key not in RESUMABLE_KEYS
+                   and after[key] != before[key])
+    if fixed:
+        raise ValueError(f"--resume keeps the run's {', '.join(fixed)}; only "
+                         f"{', '.join(sorted(RESUMABLE_KEYS))} can change (start a new run "
+                         "to change the others)")
