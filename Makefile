@@ -7,7 +7,7 @@ export SDL_AUDIODRIVER ?= dummy
 setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,dev]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,dev]"
 
 test:  ## the whole test suite
 	$(PY) -m pytest -n 2 -q

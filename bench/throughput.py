@@ -21,11 +21,11 @@ from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
-from boardgym.agents import batched
 
-import boardgym  # noqa: F401  (registers the ids)
+import boardgym  # noqa: F401  (registers the games, their players and env ids)
+from boardgym.envs.games import GAMES, players
+from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
 
-GAMES = {"reversi": "Reversi-v0", "four_in_a_row": "FourInARow-v0", "tictactoe": "TicTacToe-v0"}
 PGX_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
 SPIEL_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four",
                "tictactoe": "tic_tac_toe"}
@@ -33,6 +33,8 @@ SIZES = (1, 64, 1024, 4096)
 PEER_BATCH = 1024
 Rate = tuple[float, float]
 """Plies per second of wall-clock time and per second of this process's CPU time."""
+BUILT_IN = ("reversi", "four_in_a_row", "tictactoe")
+"""The games measured by default (the peers have them too)."""
 Run = Callable[[float], Rate]
 """Plays for about the given seconds; returns its ``Rate``."""
 Row = tuple[str, str, str, Rate]
@@ -63,7 +65,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
 def single_env(game: str) -> Run:
     """The single env against the random opponent, random legal agent moves."""
     def run(seconds: float) -> Rate:
-        env = gym.make(GAMES[game], opponent="random").unwrapped
+        env = gym.make(GAMES[game].env_id, opponent="random").unwrapped
         rng = np.random.default_rng(0)
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
@@ -81,14 +83,14 @@ def single_env(game: str) -> Run:
 def vector_env(game: str, n: int, opponent: str) -> Run:
     """The vector env of ``n`` games against a batched ``opponent``."""
     def run(seconds: float) -> Rate:
-        env = gym.make_vec(GAMES[game], num_envs=n, vectorization_mode="vector_entry_point",
-                           opponent=opponent)
+        env = gym.make_vec(GAMES[game].env_id, num_envs=n,
+                           vectorization_mode="vector_entry_point", opponent=opponent)
         rng = np.random.default_rng(0)
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
         while clock.elapsed() < seconds:
-            legal = batched.bits_from_mask(info["action_mask"])
-            actions = batched.choose(legal, batched.random_draws(rng, n))
+            legal = bits_from_mask(info["action_mask"])
+            actions = choose(legal, random_draws(rng, n))
             _, _, _, _, info = env.step(actions)
             plies += int(np.count_nonzero(legal))  # the agent moved where it had a move
             plies += int(np.count_nonzero(info["_opponent_action"]))
@@ -189,7 +191,7 @@ def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
 
     for game in games:
         add(game, "single env", "random", single_env(game))
-        for opponent in batched.names(game):
+        for opponent in players.batched_names(GAMES[game]):
             for n in sizes if opponent == "random" else sizes[-1:]:
                 add(game, f"vector env N={n}", opponent, vector_env(game, n, opponent))
         if peers:
@@ -213,7 +215,7 @@ def markdown(rows: list[Row], sizes: list[int]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns the exit code."""
     parser = argparse.ArgumentParser(prog="boardgym bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(GAMES))
+    parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(BUILT_IN))
     parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
     parser.add_argument("--seconds", type=float, default=1.0, help="per run (default 1)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per number; the median")

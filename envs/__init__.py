@@ -1,27 +1,67 @@
-"""boardgym environments. Importing this package registers the env ids (and nothing heavy).
+"""boardgym environments. Importing this package registers the built-in games' env ids.
 
 ``Reversi-v0``, ``FourInARow-v0`` (alias ``ConnectFour-v0``) and ``TicTacToe-v0``; also
-reachable without the import as ``gym.make("boardgym:Reversi-v0")``. ``gym.make_vec(id, num_envs=N,
-vectorization_mode="vector_entry_point")`` builds the batched env of ``envs.vector``.
+reachable without the import as ``gym.make("boardgym:Reversi-v0")``. ``gym.make_vec(id,
+num_envs=N, vectorization_mode="vector_entry_point")`` builds the batched env of
+``envs.vector``. ``register_game(record)`` adds a game of one's own (a rules module and its
+``Game`` record) with its envs and ids.
 """
 
 from __future__ import annotations
 
+import copyreg
+from collections.abc import Callable
+
 from gymnasium.envs.registration import register, registry
 
-ENV_IDS = {
-    "Reversi-v0": "ReversiEnv",
-    "FourInARow-v0": "FourInARowEnv",
-    "ConnectFour-v0": "FourInARowEnv",
-    "TicTacToe-v0": "TicTacToeEnv",
-}
-VECTOR_CLASS_SUFFIX = "VectorEnv"
-"""``ReversiEnv`` -> ``envs.vector:ReversiVectorEnv`` (``gym.make_vec``'s entry point)."""
+from boardgym.envs import games, turn_based, vector
+from boardgym.envs.games.core import Game
 
-for _env_id, _class_name in ENV_IDS.items():
-    if _env_id not in registry:
-        register(id=_env_id, entry_point=f"boardgym.envs.turn_based:{_class_name}",
-                 vector_entry_point="boardgym.envs.vector:"
-                 + _class_name.removesuffix("Env") + VECTOR_CLASS_SUFFIX)
+ENV_IDS: dict[str, str] = {}
+"""Every registered env id (aliases included) -> the name of its env class."""
 
-__all__ = ["ENV_IDS"]
+
+def _game_by_name(name: str) -> Game:
+    """The registered record called ``name`` (how records unpickle)."""
+    return games.game(name)
+
+
+def _reduce_game(record: Game) -> tuple[Callable[[str], Game], tuple[str]]:
+    """Records pickle by name (their rules are modules): envs and players holding one pickle
+    and deep-copy, and unpickle to the registered record itself."""
+    return _game_by_name, (record.name,)
+
+
+copyreg.pickle(Game, _reduce_game)
+
+
+def register_game(record: Game) -> Game:
+    """Add ``record`` to the games registry, make its env classes (``f"{prefix}Env"`` in
+    ``envs.turn_based``, ``f"{prefix}VectorEnv"`` in ``envs.vector``) and register
+    ``record.env_id`` and ``record.env_aliases`` with Gymnasium (entry point and vector entry
+    point). Registering a game again replaces its classes and ids.
+
+    Raises:
+        ValueError: a game name or alias taken by another game (from ``games.register_game``),
+            or an env id registered by someone else.
+    """
+    env_class = record.class_prefix + turn_based.ENV_SUFFIX
+    for env_id in (record.env_id, *record.env_aliases):
+        if env_id in registry and ENV_IDS.get(env_id) != env_class:
+            raise ValueError(f"env id {env_id!r} is already registered (by "
+                             f"{registry[env_id].entry_point}); give {record.name!r} another")
+    games.register_game(record)
+    turn_based.define_env(record)
+    vector_class = vector.define_vector_env(record).__name__
+    for env_id in (record.env_id, *record.env_aliases):
+        registry.pop(env_id, None)
+        register(id=env_id, entry_point=f"{turn_based.__name__}:{env_class}",
+                 vector_entry_point=f"{vector.__name__}:{vector_class}")
+        ENV_IDS[env_id] = env_class
+    return record
+
+
+for _record in list(games.GAMES.values()):
+    register_game(_record)
+
+__all__ = ["ENV_IDS", "register_game"]

@@ -3,7 +3,7 @@
 Needs the ``pettingzoo`` extra (``pip install 'boardgym[pettingzoo]'``)::
 
     from boardgym.envs.pettingzoo import env
-    aec = env("reversi")            # or "four_in_a_row" (rows=, columns=, connect=), "tictactoe"
+    aec = env("reversi")   # any registered game: "four_in_a_row" (rows=, columns=, ...), ...
     aec.reset(seed=0)
     for agent in aec.agent_iter():
         obs, reward, termination, truncation, info = aec.last()
@@ -16,7 +16,8 @@ uint8 planes (2, rows, cols) with its own stones first, "action_mask": int8 (n_a
 (the mask is all zeros when it is not that agent's turn). Rewards: +1 / -1 to the winner /
 loser at the end, 0 each for a draw; an illegal move ends the game with -1 for the mover
 (PettingZoo's ``TerminateIllegalWrapper``). Reversi passes are automatic: the same agent is
-selected again when its opponent has no legal move.
+selected again when its opponent has no legal move. Every registered game works
+(``boardgym.register_game``): the env reads only the game's record and rules.
 """
 
 from __future__ import annotations
@@ -24,17 +25,21 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from boardgym.envs import render
-from boardgym.envs.games import canonical_name, rules
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from boardgym.envs import render
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Game
+from boardgym.envs.turn_based import RENDER_MODES, check_choice
+
 AGENTS = ("player_0", "player_1")
 
 
-def env(game: str = "reversi", render_mode: str | None = None, **config: Any) -> AECEnv:
+def env(game: str | Game = "reversi", render_mode: str | None = None,
+        **config: Any) -> AECEnv:
     """The AEC env of ``game`` with PettingZoo's standard wrappers (illegal move loses,
     out-of-range actions assert, call order enforced)."""
     aec: AECEnv = raw_env(game, render_mode, **config)
@@ -47,29 +52,29 @@ class raw_env(AECEnv):
     """The unwrapped AEC env; see the module docstring for the spec."""
 
     metadata: dict[str, Any] = {  # noqa: RUF012
-        "render_modes": ["ansi", "rgb_array", "human"], "name": "boardgym_v0",
+        "render_modes": list(RENDER_MODES), "name": "boardgym_v0",
         "is_parallelizable": False, "render_fps": 2}
 
-    def __init__(self, game: str = "reversi", render_mode: str | None = None,
+    def __init__(self, game: str | Game = "reversi", render_mode: str | None = None,
                  **config: Any) -> None:
         super().__init__()
-        self.game = canonical_name(game)
-        self.rules = rules(self.game)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, "
-                             f"got {render_mode!r}")
+        self.record = game_record(game)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
         self.render_mode = render_mode
-        self._initial = self.rules.initial_state(**config)
+        rules = self.record.rules
+        self._initial = rules.initial_state(**self.record.board_options(config))
         self.state = self._initial
         self.possible_agents = list(AGENTS)
-        n_actions = self.rules.legal_mask(self._initial).size
-        obs_shape = self.rules.observation(self._initial).shape
+        n_actions = rules.legal_mask(self._initial).size
+        obs_shape = rules.observation(self._initial).shape
         space = spaces.Dict({"observation": spaces.Box(0, 1, obs_shape, np.uint8),
                              "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
-        self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
-                                         f"boardgym {self.game}", self.metadata["render_fps"])
+        self._renderer = render.Renderer(self.record, render_mode or "ansi",
+                                         f"boardgym {self.record.name}",
+                                         self.metadata["render_fps"])
         self.np_random, _ = seeding.np_random()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -80,13 +85,11 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s planes (its stones first) and its action mask."""
-        side = self.possible_agents.index(agent)
-        planes = self.rules.observation(self.state)
-        if self.state.to_move != side:
-            planes = np.ascontiguousarray(planes[::-1])
+        rules = self.record.rules
+        planes = np.asarray(rules.observation(self.state, self.possible_agents.index(agent)))
         mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
-        if agent == self.agent_selection and not self.rules.is_terminal(self.state):
-            mask[:] = self.rules.legal_mask(self.state)
+        if agent == self.agent_selection and not rules.is_terminal(self.state):
+            mask[:] = rules.legal_mask(self.state)
         return {"observation": planes, "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -111,10 +114,11 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        self.state = self.rules.apply(self.state, int(action))  # type: ignore[arg-type]
-        if self.rules.is_terminal(self.state):
-            result = int(self.rules.outcome(self.state))  # +1: player_0 won
-            self.rewards = {"player_0": result, "player_1": -result}
+        rules = self.record.rules
+        self.state = rules.apply(self.state, int(action))  # type: ignore[arg-type]
+        if rules.is_terminal(self.state):
+            self.rewards = {name: int(rules.result(self.state, side))
+                            for side, name in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[int(self.state.to_move)]
         self._accumulate_rewards()

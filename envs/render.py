@@ -1,81 +1,125 @@
 """Drawing boards: ``ansi`` text like the classic console programs, ``rgb_array`` images, and a
 ``human`` pygame window (pygame imported only when a window is opened).
 
-Every renderer takes ``board``: uint8 planes ``(2, rows, cols)`` from the *first* player's
-view (plane 0 the first player's stones), as ``first_player_planes`` builds them.
+How a game looks comes from its record's ``Style`` (``record.style``): text symbols, the text
+frame and column labels, cell size, colours and piece shape. Functions take the game as a
+name (or alias) or as its ``Game`` record. Every renderer takes ``board``: uint8 planes
+``(2, rows, cols)`` from the *first* player's view (plane 0 the first player's stones), as
+``first_player_planes`` builds them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
-RGB = tuple[int, int, int]
+from boardgym.envs.games import GAMES, game
+from boardgym.envs.games.core import RGB, Game, Style
 
-
-@dataclass(frozen=True)
-class Style:
-    """How one game looks: text symbols and the image sprites' sizes and colours."""
-
-    symbols: str  # empty, first player, second player
-    cell: int  # pixels per cell
-    background: RGB
-    grid: RGB
-    colours: tuple[RGB, RGB]
-    shape: str  # "disc", "token" (disc in a hole), or "marks" (X and O)
-
-
-STYLES = {
-    "reversi": Style(" XO", 64, (0, 120, 48), (0, 70, 28), ((20, 20, 20), (240, 240, 240)), "disc"),
-    "four_in_a_row": Style(".XO", 72, (0, 70, 200), (0, 70, 200),
-                           ((220, 30, 30), (245, 205, 0)), "token"),
-    "tictactoe": Style(" XO", 120, (250, 250, 245), (30, 30, 30),
-                       ((200, 40, 40), (30, 80, 200)), "marks"),
-}
 HOLE = (235, 235, 235)
+"""The empty hole of a ``"token"`` board."""
 HINT_RADIUS = 0.1
 """Radius of a hint dot, in cell widths."""
+PIECE_RADIUS = 0.4
+"""Radius of a disc or token, in cell widths."""
+MARK_HALF_WIDTH, MARK_REACH = 0.08, 0.32
+"""An ``X`` mark: half the width of its strokes and how far they reach from the centre."""
+RING_RADIUS, RING_HALF_WIDTH = 0.27, 0.055
+"""An ``O`` mark: the ring's radius and half its width."""
+GRID_LINE_DIVISOR = 32
+"""Grid lines are ``cell // GRID_LINE_DIVISOR`` pixels wide (at least 1)."""
+DIGITS = 10
+GridText = Callable[[list[str], str], list[str]]
+"""``(rows of cell characters, column ruler) -> lines``: one way of framing a text board."""
+GameRef: TypeAlias = "str | Game"
+"""A game given by name, alias or record."""
 
 
-def first_player_planes(rules: ModuleType, state: Any) -> np.ndarray:
-    """The board as planes ``(2, rows, cols)``: first player's stones, then the second's."""
-    planes = rules.observation(state)
-    return planes if state.to_move == 0 else planes[::-1]
+class _Styles(Mapping[str, Style]):
+    """Each registered game's ``Style`` by name or alias, read from the records (no table)."""
+
+    def __getitem__(self, name: str) -> Style:
+        return game(name).style
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(GAMES)
+
+    def __len__(self) -> int:
+        return len(GAMES)
 
 
-def ansi(game: str, board: np.ndarray) -> str:
-    """The board as text, with the labels of that game's classic console program."""
-    return ansi_labelled(game, board, {})
+STYLES: Mapping[str, Style] = _Styles()
+"""``STYLES["reversi"]`` is ``game("reversi").style``."""
 
 
-def ansi_labelled(game: str, board: np.ndarray, labels: Mapping[int, str]) -> str:
+def style_of(name: GameRef) -> Style:
+    """The ``Style`` of a game given by name, alias or record."""
+    return game(name).style
+
+
+def first_player_planes(rules: Any, state: Any) -> np.ndarray:
+    """The board as planes ``(2, rows, cols)``: the first player's stones, then the second's."""
+    return np.asarray(rules.observation(state, 0))
+
+
+def ansi(name: GameRef, board: np.ndarray) -> str:
+    """The board as text, framed and labelled as the game's ``Style`` says."""
+    return ansi_labelled(name, board, {})
+
+
+def ansi_labelled(name: GameRef, board: np.ndarray, labels: Mapping[int, str]) -> str:
     """Like ``ansi``, with one character drawn on some empty cells (hints, cell numbers).
 
     Args:
-        game: the canonical game name.
+        name: the game (name, alias or record).
         board: first-player planes ``(2, rows, cols)``.
         labels: cell index ``row * cols + col`` -> the one character to show there when the
             cell is empty (occupied cells keep their stone).
+
+    Raises:
+        ValueError: the style's ``text_frame`` is not one of ``TEXT_FRAMES``.
     """
-    symbols = STYLES[game].symbols
+    style = style_of(name)
+    frame = TEXT_FRAMES.get(style.text_frame)
+    if frame is None:
+        raise ValueError(f"unknown text_frame {style.text_frame!r} in the style of {name!r}; "
+                         f"choose one of {', '.join(TEXT_FRAMES)}")
     codes = board[0] + 2 * board[1]
     cols = board.shape[2]
-    cells = [[symbols[c] if c or r * cols + k not in labels else labels[r * cols + k]
-              for k, c in enumerate(row)] for r, row in enumerate(codes)]
-    rows = ["".join(row) for row in cells]
-    if game == "tictactoe":
-        return "\n---+---+---\n".join(" " + " | ".join(row) for row in rows) + "\n"
-    ruler = "".join(str((c + 1) % 10) for c in range(cols))
-    border = " +" + "-" * cols + "+"
-    if game == "reversi":
-        body = [f"{r + 1}|{row}|{r + 1}" for r, row in enumerate(rows)]
-        return "\n".join(["  " + ruler, border, *body, border, "  " + ruler]) + "\n"
-    return "\n".join(["  " + ruler, *(f" |{row}|" for row in rows), border]) + "\n"
+    rows = ["".join(style.symbols[c] if c or r * cols + k not in labels
+                    else labels[r * cols + k] for k, c in enumerate(row))
+            for r, row in enumerate(codes)]
+    ruler = style.column_labels or "".join(str((c + 1) % DIGITS) for c in range(cols))
+    return "\n".join(frame(rows, ruler)) + "\n"
+
+
+def _boxed(rows: list[str], ruler: str) -> list[str]:
+    """A border, the ruler above and below, row numbers on both sides (Reversi)."""
+    border = " +" + "-" * len(ruler) + "+"
+    body = [f"{r + 1}|{row}|{r + 1}" for r, row in enumerate(rows)]
+    return ["  " + ruler, border, *body, border, "  " + ruler]
+
+
+def _racked(rows: list[str], ruler: str) -> list[str]:
+    """The ruler above, sides and a bottom, open at the top (a four-in-a-row rack)."""
+    return ["  " + ruler, *(f" |{row}|" for row in rows), " +" + "-" * len(ruler) + "+"]
+
+
+def _gridded(rows: list[str], ruler: str) -> list[str]:
+    """Cells apart with ``|``, ``---+---`` lines between rows (tic-tac-toe)."""
+    line = "+".join(["---"] * len(ruler))
+    lines: list[str] = []
+    for r, row in enumerate(rows):
+        lines += ([line] if r else []) + [" " + " | ".join(row)]
+    return lines
+
+
+TEXT_FRAMES: dict[str, GridText] = {"box": _boxed, "rack": _racked, "grid": _gridded}
+"""The text frames a ``Style.text_frame`` may name."""
 
 
 def _grid(cell: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,21 +133,20 @@ def _shape_mask(shape: str, player: int, cell: int, squeeze: float = 1.0) -> np.
     y, x = _grid(cell)
     radius = np.hypot(y, x / max(squeeze, 1e-3))
     if shape != "marks":
-        return radius < 0.4
+        return radius < PIECE_RADIUS
     if player == 0:  # X: two thick diagonals inside a margin
-        near = np.minimum(np.abs(y - x), np.abs(y + x)) < 0.08
-        return near & (np.maximum(np.abs(y), np.abs(x)) < 0.32)
-    return np.abs(radius - 0.27) < 0.055  # O: a ring
+        near = np.minimum(np.abs(y - x), np.abs(y + x)) < MARK_HALF_WIDTH
+        return near & (np.maximum(np.abs(y), np.abs(x)) < MARK_REACH)
+    return np.abs(radius - RING_RADIUS) < RING_HALF_WIDTH  # O: a ring
 
 
 @cache
-def _sprites(game: str) -> np.ndarray:
+def _sprites(style: Style) -> np.ndarray:
     """Cell images ``(3, cell, cell, 3)`` uint8: empty, first player, second player."""
-    style = STYLES[game]
     cell = style.cell
     empty = np.empty((cell, cell, 3), np.uint8)
     empty[:] = style.background
-    line = max(1, cell // 32)
+    line = max(1, cell // GRID_LINE_DIVISOR)
     for edge in (slice(0, line), slice(cell - line, cell)):
         empty[edge, :] = style.grid
         empty[:, edge] = style.grid
@@ -116,30 +159,30 @@ def _sprites(game: str) -> np.ndarray:
     return sprites
 
 
-def rgb(game: str, board: np.ndarray) -> np.ndarray:
+def rgb(name: GameRef, board: np.ndarray) -> np.ndarray:
     """The board as an RGB image ``(rows * cell, cols * cell, 3)`` uint8."""
     codes = board[0] + 2 * board[1]
-    tiles = _sprites(game)[codes]  # (rows, cols, cell, cell, 3)
+    tiles = _sprites(style_of(name))[codes]  # (rows, cols, cell, cell, 3)
     rows, cols, cell = tiles.shape[:3]
     return tiles.transpose(0, 2, 1, 3, 4).reshape(rows * cell, cols * cell, 3)
 
 
-def piece(game: str, player: int, squeeze: float = 1.0) -> np.ndarray:
+def piece(name: GameRef, player: int, squeeze: float = 1.0) -> np.ndarray:
     """One player's piece alone, as an RGBA image ``(cell, cell, 4)`` uint8 (transparent around).
 
     For pieces off the board or in motion: a dragged or falling token, a disc turning over
     (``squeeze`` < 1 narrows a disc to that fraction of its width, as seen edge-on).
     """
-    style = STYLES[game]
+    style = style_of(name)
     image = np.zeros((style.cell, style.cell, 4), np.uint8)
     mask = _shape_mask(style.shape, player, style.cell, squeeze)
     image[mask] = (*style.colours[player], 255)
     return image
 
 
-def highlight(game: str, frame: np.ndarray, cells: Iterable[int], colour: RGB) -> np.ndarray:
-    """A copy of ``frame`` (an ``rgb`` image of ``game``) with a small dot on each of ``cells``."""
-    cell = STYLES[game].cell
+def highlight(name: GameRef, frame: np.ndarray, cells: Iterable[int], colour: RGB) -> np.ndarray:
+    """A copy of ``frame`` (an ``rgb`` image of the game) with a small dot on each of ``cells``."""
+    cell = style_of(name).cell
     cols = frame.shape[1] // cell
     dot = np.hypot(*_grid(cell)) < HINT_RADIUS
     out = frame.copy()
@@ -159,13 +202,17 @@ def import_pygame() -> ModuleType:
     return pygame
 
 
-class Window:
-    """A pygame window that shows RGB frames; opened on the first ``show``."""
+class FrameWindow:
+    """A pygame window that shows RGB frames; opened on the first ``show``. A pickled or
+    copied window is closed (the copy opens its own on its first ``show``)."""
 
     def __init__(self, title: str, fps: int) -> None:
         self.title, self.fps = title, fps
         self._screen: Any = None
         self._clock: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"title": self.title, "fps": self.fps, "_screen": None, "_clock": None}
 
     def show(self, frame: np.ndarray) -> None:
         """Draw ``frame`` (H, W, 3) and keep the window responsive."""
@@ -192,19 +239,25 @@ class Renderer:
     """Draws one game's states in one render mode; owns the window of ``"human"`` mode.
 
     Shared by the Gymnasium and PettingZoo faces of the games, so both draw alike.
+
+    Args:
+        record: the game.
+        mode: ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        title: the window's title.
+        fps: frames per second in the window.
     """
 
-    def __init__(self, game: str, rules: ModuleType, mode: str, title: str, fps: int) -> None:
-        self.game, self.rules, self.mode = game, rules, mode
-        self.window = Window(title, fps) if mode == "human" else None
+    def __init__(self, record: Game, mode: str, title: str, fps: int) -> None:
+        self.record, self.mode = record, mode
+        self.window = FrameWindow(title, fps) if mode == "human" else None
 
     def __call__(self, state: Any) -> str | np.ndarray | None:
         """``state`` as text (``ansi``), an image (``rgb_array``), or shown in the window
         (``human``, returns None)."""
-        board = first_player_planes(self.rules, state)
+        board = first_player_planes(self.record.rules, state)
         if self.mode == "ansi":
-            return ansi(self.game, board)
-        frame = rgb(self.game, board)
+            return ansi(self.record, board)
+        frame = rgb(self.record, board)
         if self.window is None:
             return frame
         self.window.show(frame)
@@ -214,3 +267,7 @@ class Renderer:
         """Close the window, if one is open."""
         if self.window is not None:
             self.window.close()
+
+
+__all__ = ["HOLE", "STYLES", "TEXT_FRAMES", "FrameWindow", "Renderer", "ansi", "ansi_labelled",
+           "first_player_planes", "highlight", "import_pygame", "piece", "rgb", "style_of"]

@@ -14,9 +14,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from boardgym.envs.vector import BoardVectorEnv
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
+
+from boardgym.envs.vector import BoardVectorEnv, checked_actions, sub_env_seeds
 
 MASK_METHOD = "action_masks"
 
@@ -57,7 +58,13 @@ class SB3VecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64)
+        """Take one integer action per sub-env for the next ``step_wait``.
+
+        Raises:
+            ValueError: not one integer action of the space per sub-env (floats and strings
+                are refused, not cast).
+        """
+        self._actions = checked_actions(actions, self.num_envs, self.venv.n_actions)
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """SB3's step: observations, float32 rewards, dones and one info dict per env."""
@@ -75,9 +82,17 @@ class SB3VecEnv(VecEnv):
         return self.venv.action_masks()
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seed the next ``reset``: sub-env ``i`` gets ``seed + i``."""
-        self._seed = seed
-        return [None if seed is None else seed + i for i in range(self.num_envs)]
+        """Seed the next ``reset``: sub-env ``i`` gets ``seed + i``.
+
+        Raises:
+            ValueError: ``seed`` is not None or an int in ``[0, 2**64 - num_envs]``.
+        """
+        if seed is None:
+            self._seed = None
+            return [None] * self.num_envs
+        seeds = sub_env_seeds(seed, self.num_envs)
+        self._seed = seeds[0]
+        return list(seeds)
 
     def close(self) -> None:
         self.venv.close()

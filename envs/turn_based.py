@@ -1,34 +1,51 @@
-"""One base env for every game, and the three registered env classes.
+"""One base env for every game, and one env class per registered game.
 
 ``TurnBasedEnv`` holds everything the games share: the agent plays one side, the env plays
-the other with an opponent agent, passes and opponent turns happen inside ``step``, masks are
-published, illegal moves follow ``illegal_action``, and all randomness comes from
-``np_random``. A game subclass only names its rules module and default opponent.
+the other with an opponent from the player registry (``boardgym.envs.games.players``),
+passes and opponent turns happen inside ``step``, masks are published, illegal moves follow
+``illegal_action``, and all randomness comes from ``np_random``. Everything game-specific
+comes from the game's ``Game`` record and its rules module: ``define_env(record)`` makes the
+class ``f"{record.class_prefix}Env"`` (``ReversiEnv``, ``FourInARowEnv``, ``TicTacToeEnv``)
+with the record's ``env_doc`` as its docstring, and sets it as an attribute of this module so
+that its instances pickle and deep-copy. ``boardgym.register_game`` calls it.
+
+``env_settings`` validates the arguments that the single env and the vector env
+(``envs.vector``) share, in one place.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any, SupportsFloat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
-from boardgym.envs import render
-from boardgym.envs.games import IllegalMoveError, four_in_a_row, reversi, tictactoe
-from boardgym.envs.games.bitboard import MEMO_CELLS, unpack
 from gymnasium import spaces
+
+from boardgym.envs import render
+from boardgym.envs.games import IllegalMoveError, players
+from boardgym.envs.games.bitboard import MEMO_CELLS, popcount, unpack
+from boardgym.envs.games.core import Game, side_view
 
 FIRST_PLAYER_CHOICES = ("random", "agent", "opponent")
 ILLEGAL_ACTION_CHOICES = ("lose", "raise")
 REWARD_CHOICES = ("win", "score")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+ENV_ARGUMENTS = ("render_mode", "opponent", "first_player", "illegal_action", "reward")
 AGENT_WON, DRAW, OPPONENT_WON = 1, 0, -1
+AGENT_SIDE = 0
+"""The agent's side when it moves first (``first_player="agent"``): the first player's."""
+POSITION_OPTION = "position"
+"""``reset(options={"position": text})`` starts from the position ``text``."""
+ENV_SUFFIX = "Env"
 
 
-def _choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     """``value`` if it is one of ``choices``, else a ValueError naming them."""
-    if value not in choices:
+    if not isinstance(value, str) or value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return str(value)
+    return value
 
 
 def draw_agent_side(rng: np.random.Generator) -> int:
@@ -38,20 +55,95 @@ def draw_agent_side(rng: np.random.Generator) -> int:
     return int(rng.random() < 0.5)
 
 
-def _action_index(action: Any, n: int) -> int:
+@dataclass(frozen=True)
+class EnvSettings:
+    """The validated arguments that every env of a game shares (see ``env_settings``).
+
+    Attributes:
+        options: the board options (``{"rows": 6, ...}``; only those given).
+        initial: the start position for those options.
+        illegal_action: ``"lose"`` or ``"raise"``.
+        reward: ``"win"`` or ``"score"``.
+        observation_space: ``Box(0, 1, (2, rows, cols), uint8)``.
+        action_space: ``Discrete(n_actions)``.
+        board_cells: ``rows * cols``: what ``reward="score"`` divides the disc margin by.
+    """
+
+    options: dict[str, Any]
+    initial: Any
+    illegal_action: str
+    reward: str
+    observation_space: spaces.Box
+    action_space: spaces.Discrete
+    board_cells: int
+
+
+def env_settings(record: Game, illegal_action: str, reward: str,
+                 options: dict[str, Any]) -> EnvSettings:
+    """Check the shared env arguments of ``record``'s game and build its spaces.
+
+    Raises:
+        ValueError: a bad ``illegal_action`` or ``reward`` (``"score"`` only for games that
+            end with a disc count), or a bad board option (the message names the options).
+    """
+    check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_CHOICES)
+    check_choice("reward", reward, REWARD_CHOICES)
+    if reward == "score" and not record.scored:
+        raise ValueError(f"reward='score' is for games that end with a disc count; use "
+                         f"reward='win' for {record.title}")
+    try:
+        board = record.board_options(options)
+    except ValueError as error:
+        raise ValueError(f"{error}; the env's own arguments: {', '.join(ENV_ARGUMENTS)}") \
+            from error
+    initial = record.rules.initial_state(**board)
+    obs_shape = record.rules.observation(initial).shape
+    return EnvSettings(board, initial, illegal_action, reward,
+                       spaces.Box(0, 1, obs_shape, np.uint8),
+                       spaces.Discrete(record.rules.legal_mask(initial).size),
+                       int(np.prod(obs_shape[1:])))
+
+
+def start_position(record: Game, options: dict[str, Any] | None,
+                   settings: EnvSettings) -> Any:
+    """The position a reset starts from: ``options["position"]`` read by ``rules.parse``
+    (with the env's board options), else the start position.
+
+    Raises:
+        ValueError: an unknown reset option, text that is not a position (the rules say
+            what is wrong), or a finished position.
+    """
+    if not options:
+        return settings.initial
+    unknown = sorted(set(options) - {POSITION_OPTION})
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; the env takes "
+                         f"options={{{POSITION_OPTION!r}: text}}")
+    text = options[POSITION_OPTION]
+    if not isinstance(text, str):
+        raise ValueError(f"options[{POSITION_OPTION!r}] must be a position as text "
+                         f"(see {record.title}'s rules.parse), got {text!r}")
+    state = record.rules.parse(text, **settings.options)
+    if record.rules.is_terminal(state):
+        raise ValueError(f"the position {text!r} is finished: an episode needs a position "
+                         "where the side to move has a legal move")
+    return state
+
+
+def action_index(action: Any, n: int) -> int:
     """``action`` as an int in ``[0, n)``.
 
     Raises:
-        TypeError: not an integer (an int, a numpy integer or a 0-d integer array).
-        ValueError: outside the action space.
+        ValueError: not an integer (an int, a numpy integer or a 0-d integer array), or
+            outside the action space.
     """
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         index = int(action)
     else:
         value = np.asarray(action)
         if value.shape != () or value.dtype.kind not in "iu":
-            raise TypeError(f"action must be an integer in [0, {n}), got {action!r}; for a "
-                            "numpy array of actions, step a vector env instead")
+            raise ValueError(f"action must be an integer in [0, {n}), got {action!r}; for a "
+                             "numpy array of actions, step a vector env instead")
         index = int(value)
     if not 0 <= index < n:
         raise ValueError(f"action {index} is outside the action space Discrete({n}); "
@@ -59,78 +151,88 @@ def _action_index(action: Any, n: int) -> int:
     return index
 
 
-class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
-    """Base class of the board-game envs: the agent against a built-in opponent.
+def is_named_player(record: Game, spec: Any) -> bool:
+    """True when ``spec`` names a registered player of ``record``'s game (``"lookahead:2"``):
+    such players are rebuilt from their spec when an env is unpickled or copied, instead of
+    being pickled themselves."""
+    return isinstance(spec, str) and spec.partition(":")[0] in players.entries(record)
 
-    Subclasses set ``game`` (a name in ``envs.games.GAMES``), ``rules`` (its module) and
-    ``default_opponent``. See the subclasses' docstrings for the spec of each game.
+
+class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
+    """Base class of the board-game envs: the agent against an opponent from the player
+    registry. Each game's class (``define_env``) sets ``record``; its docstring is the spec.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}  # noqa: RUF012
-    game: str
-    rules: ModuleType
-    default_opponent: str
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
+    record: ClassVar[Game]
 
     def __init__(self, render_mode: str | None = None, opponent: Any = None,
                  first_player: str = "random", illegal_action: str = "lose",
-                 reward: str = "win", **config: Any) -> None:
+                 reward: str = "win", **options: Any) -> None:
         if render_mode is not None:
-            _choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        record = self.record
         self.render_mode = render_mode
-        self.first_player = _choice("first_player", first_player, FIRST_PLAYER_CHOICES)
-        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTION_CHOICES)
-        self.reward_mode = _choice("reward", reward, REWARD_CHOICES)
-        if reward == "score" and self.game != "reversi":
-            raise ValueError(f"reward='score' is only for Reversi; use reward='win' for "
-                             f"{self.game}")
-        self.config = config
-        self._initial = self._initial_state(config)
-        obs_shape = self.rules.observation(self._initial).shape
-        self.observation_space: spaces.Box = spaces.Box(0, 1, obs_shape, np.uint8)
-        n_actions = self.rules.legal_mask(self._initial).size
-        self.action_space: spaces.Discrete = spaces.Discrete(n_actions)
-        self._n_actions = n_actions
-        self._action_cells = np.arange(n_actions)
-        from boardgym.agents import make as make_agent  # agents import the rules; resolved lazily
-
-        self.opponent_spec = self.default_opponent if opponent is None else opponent
-        self.opponent = make_agent(self.game, self.opponent_spec)
-        self.has_score = hasattr(self.rules, "score")
+        self.first_player = check_choice("first_player", first_player, FIRST_PLAYER_CHOICES)
+        self.settings = env_settings(record, illegal_action, reward, options)
+        self.illegal_action, self.reward_mode = illegal_action, reward
+        self.observation_space: spaces.Box = self.settings.observation_space
+        self.action_space: spaces.Discrete = self.settings.action_space
+        self._n_actions = int(self.action_space.n)
+        self._action_cells = np.arange(self._n_actions)
+        self.opponent = record.default_opponent if opponent is None else opponent
         self.state: Any = None
-        self.agent_side = 0
+        self.agent_side = AGENT_SIDE
         self.done = True
         self._legal = 0
         """The agent's legal actions as bits (0 once the game is over)."""
         self._memo: dict[Any, tuple[np.ndarray, np.ndarray]] | None = \
-            {} if np.prod(obs_shape[1:]) <= MEMO_CELLS else None
+            {} if self.settings.board_cells <= MEMO_CELLS else None
         """Small boards: read-only observation and mask by (position, agent side)."""
-        self._renderer = render.Renderer(self.game, self.rules, render_mode or "ansi",
-                                         type(self).__name__, self.metadata["render_fps"])
+        self._renderer = render.Renderer(record, render_mode or "ansi", type(self).__name__,
+                                         self.metadata["render_fps"])
 
-    def _initial_state(self, config: dict[str, Any]) -> Any:
-        """The game's start position for ``config``, or a ValueError naming the options."""
-        try:
-            return self.rules.initial_state(**config)
-        except TypeError as error:
-            raise ValueError(f"bad option for {type(self).__name__}: {error}. Options: "
-                             "render_mode, opponent, first_player, illegal_action, reward"
-                             + self._config_help()) from error
+    @property
+    def opponent(self) -> players.Agent:
+        """The opponent player. Set it to a spec or an ``Agent`` (it applies from the next
+        move on); ``opponent_spec`` is what it was set to."""
+        return self._opponent
 
-    def _config_help(self) -> str:
-        return ""
+    @opponent.setter
+    def opponent(self, spec: Any) -> None:
+        self._opponent = players.make(self.record, spec)
+        self.opponent_spec = spec
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The env's fields; a named opponent is kept as its spec (see ``is_named_player``)."""
+        state = self.__dict__.copy()
+        if is_named_player(self.record, self.opponent_spec):
+            del state["_opponent"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if "_opponent" not in state:
+            self.opponent = self.opponent_spec
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game; the opponent moves first when it has the first turn."""
+        """Start a game, from ``options["position"]`` (text in the game's notation) if given;
+        the opponent moves first when it is its turn.
+
+        Raises:
+            ValueError: a bad position text or a finished position (see ``start_position``).
+        """
         super().reset(seed=seed)
+        state = start_position(self.record, options, self.settings)
         first = self.first_player
         if first == "random":
             self.agent_side = draw_agent_side(self.np_random)
         else:
-            self.agent_side = 0 if first == "agent" else 1
-        self.state = self._initial
+            self.agent_side = AGENT_SIDE if first == "agent" else 1 - AGENT_SIDE
+        self.state = state
         opponent_action = self._opponent_turns()
         obs, mask = self._views()
         info = self._info(opponent_action, mask)
@@ -139,14 +241,21 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return obs, info
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Play ``action``, then the opponent's replies until the agent is to move or the end."""
+        """Play ``action``, then the opponent's replies until the agent is to move or the end.
+
+        Raises:
+            gymnasium.error.ResetNeeded: the game is over, or never started.
+            ValueError: ``action`` is not an integer of the action space.
+            IllegalMoveError: an illegal action with ``illegal_action="raise"`` (the game is
+                unchanged and goes on).
+        """
         if self.done:
             raise gym.error.ResetNeeded("the game is over (or never started): call env.reset() "
                                         "before env.step()")
         if type(action) is int and 0 <= action < self._n_actions:
             index = action
         else:
-            index = _action_index(action, self._n_actions)
+            index = action_index(action, self._n_actions)
         if not self._legal >> index & 1:
             if self.illegal_action == "raise":
                 raise IllegalMoveError(f"action {index} is illegal here; legal actions: "
@@ -155,7 +264,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self._legal = 0
             info = self._info(None, self._mask(), illegal=True)
             return self._observation(), float(OPPONENT_WON), True, False, info
-        self.state = self.rules.play(self.state, index)
+        self.state = self.record.rules.play(self.state, index)
         opponent_action = self._opponent_turns()
         if self.render_mode == "human":
             self.render()
@@ -163,8 +272,13 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return obs, self._reward(), self.done, False, self._info(opponent_action, mask)
 
     def action_masks(self) -> np.ndarray:
-        """Bool mask of the agent's legal actions (all False once the game is over)."""
+        """A fresh bool mask of the agent's legal actions (all False once the game is over)."""
         return self._mask()
+
+    def position_text(self) -> str:
+        """The current position in the game's notation (what ``reset(options={"position":
+        text})`` reads)."""
+        return str(self.record.rules.to_text(self._current()))
 
     def render(self) -> str | np.ndarray | None:
         """The board as text (``ansi``), an image (``rgb_array``), or drawn in a window."""
@@ -172,7 +286,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', "
                             "'rgb_array' or 'human' to gym.make")
             return None
-        return self._renderer(self._initial if self.state is None else self.state)
+        return self._renderer(self._current())
 
     def close(self) -> None:
         """Close the pygame window, if any."""
@@ -180,13 +294,17 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     # -- shared plumbing -------------------------------------------------------------------
 
+    def _current(self) -> Any:
+        """The position now (the start position before the first reset)."""
+        return self.settings.initial if self.state is None else self.state
+
     def _opponent_turns(self) -> int | None:
         """Let the opponent move while it is its turn, then note the agent's legal actions
         and whether the game is over. Returns the opponent's last action, if any."""
-        rules, state, action = self.rules, self.state, None
+        rules, state, action = self.record.rules, self.state, None
         legal = rules.action_bits(state)
         while legal and state.to_move != self.agent_side:
-            action = int(self.opponent.act(state, self.np_random))
+            action = int(self._opponent.act(state, self.np_random))
             # ``apply`` checks the move (and names the legal ones) only when it is illegal
             state = rules.play(state, action) if 0 <= action < self._n_actions \
                 and legal >> action & 1 else rules.apply(state, action)
@@ -213,161 +331,57 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return unpack(self._legal, self._action_cells).view(bool)
 
     def _observation(self) -> np.ndarray:
-        state = self.state
-        if state.to_move != self.agent_side:  # the planes of the side to move come first
-            state = state._replace(me=state.opp, opp=state.me)
-        return self.rules.observation(state)
-
-    def _winner(self) -> int:
-        """``AGENT_WON``, ``OPPONENT_WON`` or ``DRAW`` for a finished game."""
-        first_player_result = int(self.rules.outcome(self.state))
-        return first_player_result if self.agent_side == 0 else -first_player_result
+        return self.record.rules.observation(self.state, self.agent_side)
 
     def _agent_score(self) -> tuple[int, int]:
-        """Reversi disc counts ``(agent, opponent)``."""
-        counts = self.rules.score(self.state)
-        return int(counts[self.agent_side]), int(counts[1 - self.agent_side])
+        """Disc counts ``(agent, opponent)``."""
+        mine, theirs = side_view(self.state, self.agent_side)
+        return int(popcount(mine)), int(popcount(theirs))
 
     def _reward(self) -> float:
         if not self.done:
             return 0.0
         if self.reward_mode == "score":
             mine, theirs = self._agent_score()
-            return (mine - theirs) / self.rules.CELLS
-        return float(self._winner())
+            return (mine - theirs) / self.settings.board_cells
+        return float(self.record.rules.result(self.state, self.agent_side))
 
     def _info(self, opponent_action: int | None, mask: np.ndarray,
               illegal: bool = False) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": mask,
-                                "opponent_action": opponent_action}
-        if self.has_score:
+        info: dict[str, Any] = {"action_mask": mask, "opponent_action": opponent_action}
+        if self.record.scored:
             info["score"] = self._agent_score()
         if illegal:
             info["illegal_action"] = True
             info["winner"] = OPPONENT_WON
         elif self.done:
-            info["winner"] = self._winner()
+            info["winner"] = int(self.record.rules.result(self.state, self.agent_side))
         return info
 
 
-class ReversiEnv(TurnBasedEnv):
-    """Reversi (Othello) on an 8x8 board against a built-in opponent.
-
-    ## Action Space
-    ``Discrete(64)``: action ``row * 8 + col`` places a disc on that square (row 0 at the top,
-    col 0 on the left; ``53`` in the classic programs' column-row notation is action 2*8+4).
-    Legal moves flip at least one disc: see ``env.action_masks()`` / ``info["action_mask"]``.
-
-    ## Observation Space
-    ``Box(0, 1, (2, 8, 8), uint8)``: plane 0 the agent's discs, plane 1 the opponent's.
-
-    ## Rewards
-    At the end +1 win, -1 loss, 0 draw (more discs wins); 0 before. With ``reward="score"``
-    the final disc difference (agent - opponent) / 64 instead. An illegal action: -1.
-
-    ## Starting State
-    The standard four centre discs. Who moves first is drawn per episode
-    (``first_player="random"``); the first player has the black discs (``X`` in text).
-
-    ## Episode End
-    When neither side can move (the board full included), or on an illegal action with
-    ``illegal_action="lose"``. A side without a legal move passes automatically: when the
-    agent must pass, the opponent moves again within the same ``step``.
-
-    ## Arguments
-    ``opponent`` (default ``"corner_best"``): a built-in agent name (see
-    ``agents.names("reversi")``), an ``Agent``, or a checkpoint path. ``first_player``:
-    ``"random" | "agent" | "opponent"``. ``illegal_action``: ``"lose" | "raise"``.
-    ``reward``: ``"win" | "score"``. ``render_mode``: ``"ansi" | "rgb_array" | "human"``.
-
-    ## Info
-    ``action_mask``, ``opponent_action`` (its last move this step, or None), ``score``
-    (``(agent discs, opponent discs)``), ``winner`` (+1 agent, -1 opponent, 0 draw; at the end),
-    ``illegal_action`` (True when the episode ended on one).
-
-    ## Version History
-    * v0: initial release.
-    """
-
-    game = "reversi"
-    rules = reversi
-    default_opponent = "corner_best"
+ENV_CLASSES: dict[str, type[TurnBasedEnv]] = {}
+"""The env class of each registered game, by class name (``"ReversiEnv"``)."""
 
 
-class FourInARowEnv(TurnBasedEnv):
-    """Four-in-a-row (Connect Four) against a built-in opponent, on a configurable board.
-
-    ## Action Space
-    ``Discrete(columns)``: drop a token in that column (0 on the left); a full column is
-    illegal.
-
-    ## Observation Space
-    ``Box(0, 1, (2, rows, columns), uint8)``, row 0 at the top: plane 0 the agent's tokens,
-    plane 1 the opponent's.
-
-    ## Rewards
-    At the end +1 win, -1 loss, 0 draw; 0 before. An illegal action: -1.
-
-    ## Starting State
-    An empty board; who moves first is drawn per episode (``first_player="random"``). The
-    first player has red tokens (``X`` in text).
-
-    ## Episode End
-    ``connect`` tokens in a row (horizontal, vertical or diagonal), a full board (draw), or an
-    illegal action with ``illegal_action="lose"``.
-
-    ## Arguments
-    ``rows`` (6), ``columns`` (7): each >= 4, with ``(rows + 1) * columns <= 64``;
-    ``connect`` (4): at most ``max(rows, columns)``. ``opponent`` (default ``"lookahead:2"``,
-    the classic fitness search), ``first_player``, ``illegal_action``, ``render_mode`` as in
-    ``ReversiEnv``.
-
-    ## Info
-    ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.
-
-    ## Version History
-    * v0: initial release.
-    """
-
-    game = "four_in_a_row"
-    rules = four_in_a_row
-    default_opponent = "lookahead:2"
-
-    def _config_help(self) -> str:
-        return ", rows, columns, connect"
+def define_env(record: Game) -> type[TurnBasedEnv]:
+    """The env class of ``record``'s game, ``f"{record.class_prefix}Env"`` with the record's
+    ``env_doc`` as docstring, made and set as an attribute of this module (a game registered
+    again gets a new class)."""
+    name = record.class_prefix + ENV_SUFFIX
+    cls = type(name, (TurnBasedEnv,), {"record": record, "__doc__": record.env_doc,
+                                       "__module__": __name__, "__qualname__": name})
+    ENV_CLASSES[name] = cls
+    globals()[name] = cls
+    return cls
 
 
-class TicTacToeEnv(TurnBasedEnv):
-    """Tic-tac-toe against a built-in opponent.
+def __getattr__(name: str) -> type[TurnBasedEnv]:
+    """The env classes are made at registration (``define_env``); any other name is an
+    AttributeError naming them."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}; the env classes: "
+                         f"{', '.join(ENV_CLASSES)}")
 
-    ## Action Space
-    ``Discrete(9)``: mark cell ``row * 3 + col`` (0 top-left .. 8 bottom-right); taken cells
-    are illegal.
 
-    ## Observation Space
-    ``Box(0, 1, (2, 3, 3), uint8)``: plane 0 the agent's marks, plane 1 the opponent's.
-
-    ## Rewards
-    At the end +1 win, -1 loss, 0 draw; 0 before. An illegal action: -1.
-
-    ## Starting State
-    An empty board; who moves first is drawn per episode (``first_player="random"``). The
-    first player is ``X``.
-
-    ## Episode End
-    Three in a row, a full board (draw), or an illegal action with ``illegal_action="lose"``.
-
-    ## Arguments
-    ``opponent`` (default ``"rules"``, the classic win-block-corner-centre-side AI),
-    ``first_player``, ``illegal_action``, ``render_mode`` as in ``ReversiEnv``.
-
-    ## Info
-    ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.
-
-    ## Version History
-    * v0: initial release.
-    """
-
-    game = "tictactoe"
-    rules = tictactoe
-    default_opponent = "rules"
+__all__ = ["AGENT_WON", "DRAW", "ENV_CLASSES", "OPPONENT_WON", "EnvSettings", "TurnBasedEnv",
+           "action_index", "check_choice", "define_env", "draw_agent_side", "env_settings",
+           "is_named_player", "start_position"]

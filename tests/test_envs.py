@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import subprocess
 import sys
 import warnings
@@ -9,10 +11,11 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from boardgym.envs.games import IllegalMoveError
 from gymnasium.utils.env_checker import check_env
 
 import boardgym
+from boardgym.envs import turn_based
+from boardgym.envs.games import GAMES, IllegalMoveError
 
 ENV_IDS = list(boardgym.ENV_IDS)
 SHAPES = {"Reversi-v0": ((2, 8, 8), 64), "FourInARow-v0": ((2, 6, 7), 7),
@@ -149,11 +152,26 @@ def test_illegal_action_can_raise() -> None:
     env.step(19)  # the game goes on after the refused move
 
 
-@pytest.mark.parametrize("bad", [64, -1, "a", 2.5, np.array([1, 2]), True])
+def test_illegal_action_raise_then_legal_actions_go_on() -> None:
+    env = gym.make("TicTacToe-v0", opponent="rules", illegal_action="raise",
+                   first_player="agent")
+    obs, info = env.reset(seed=0)
+    obs, _, _, _, info = env.step(4)
+    taken = [a for a in range(9) if not info["action_mask"][a]]
+    before = env.unwrapped.position_text()
+    with pytest.raises(IllegalMoveError, match="illegal"):
+        env.step(taken[0])
+    assert env.unwrapped.position_text() == before
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), info["action_mask"])
+    obs2, _, _, _, info2 = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert obs2.sum() > obs.sum() and "illegal_action" not in info2
+
+
+@pytest.mark.parametrize("bad", [64, -1, "a", 2.5, np.array([1, 2]), True, np.float64(3.0)])
 def test_actions_outside_the_space_raise(bad: object) -> None:
     env = gym.make("Reversi-v0", opponent="random")
     env.reset(seed=0)
-    with pytest.raises((ValueError, TypeError), match="action"):
+    with pytest.raises(ValueError, match="action"):
         env.unwrapped.step(bad)
 
 
@@ -175,7 +193,7 @@ def test_step_before_reset_raises() -> None:
     (dict(reward="dense"), "reward"),
     (dict(opponent="no_such_ai"), "random"),
     (dict(render_mode="svg"), "render_mode"),
-    (dict(board_size=10), "Options"),
+    (dict(board_size=10), "board options.*render_mode"),
 ])
 def test_bad_arguments_raise_clear_errors(kwargs: dict[str, object], match: str) -> None:
     with pytest.raises(ValueError, match=match):
@@ -212,3 +230,128 @@ def test_opponent_may_be_an_agent_object() -> None:
     env = gym.make("TicTacToe-v0", opponent=FirstLegal(), first_player="opponent")
     _, info = env.reset(seed=0)
     assert info["opponent_action"] == 0
+
+
+def test_mask_copies_cannot_change_the_env() -> None:
+    env = gym.make("TicTacToe-v0", opponent="random", first_player="agent")
+    _, info = env.reset(seed=0)
+    info["action_mask"][:] = False
+    env.unwrapped.action_masks()[:] = False
+    assert env.unwrapped.action_masks().all()
+    env.step(0)  # still legal
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+@pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_pickle_and_deepcopy_step_identically(env_id: str, duplicate: object) -> None:
+    env = gym.make(env_id)
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(3):  # part of a game played before the copy
+        mask = env.unwrapped.action_masks()
+        _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if done:
+            env.reset()
+    twin = duplicate(env)  # type: ignore[operator]
+    assert type(twin.unwrapped) is type(env.unwrapped)
+    for _ in range(40):
+        mask = env.unwrapped.action_masks()
+        np.testing.assert_array_equal(mask, twin.unwrapped.action_masks())
+        action = int(rng.choice(np.flatnonzero(mask)))
+        a, b = env.step(action), twin.step(action)
+        np.testing.assert_array_equal(a[0], b[0])
+        assert a[1:4] == b[1:4] and a[4]["opponent_action"] == b[4]["opponent_action"]
+        if a[2]:
+            np.testing.assert_array_equal(env.reset()[0], twin.reset()[0])
+
+
+POSITIONS = {
+    "Reversi-v0": ("-" * 19 + "X" + "-" * 7 + "XX" + "-" * 6 + "XO" + "-" * 27 + " O",
+                   "X" * 64 + " O"),
+    "FourInARow-v0": ("4453", "1212121"),
+    "TicTacToe-v0": ("X-O-X----", "XXXOO----"),
+}
+
+
+@pytest.mark.parametrize("env_id", list(POSITIONS))
+def test_reset_from_a_position(env_id: str) -> None:
+    """The agent plays the side to move of the position: the episode starts right there."""
+    text, _ = POSITIONS[env_id]
+    rules = gym.make(env_id).unwrapped.record.rules
+    start = rules.parse(text)
+    first = "agent" if start.to_move == 0 else "opponent"
+    env = gym.make(env_id, opponent="random", first_player=first)
+    obs, info = env.reset(seed=0, options={"position": text})
+    assert env.unwrapped.position_text() == rules.to_text(start)
+    np.testing.assert_array_equal(obs, rules.observation(start, start.to_move))
+    np.testing.assert_array_equal(info["action_mask"], rules.legal_mask(start))
+    assert info["opponent_action"] is None
+
+
+def test_reset_from_a_position_the_opponent_moves_when_to_move() -> None:
+    env = gym.make("TicTacToe-v0", opponent="rules", first_player="agent")
+    obs, info = env.reset(seed=0, options={"position": "X--------"})  # O to move
+    assert info["opponent_action"] is not None
+    assert obs[0].sum() == 1 and obs[1].sum() == 1  # the agent plays X
+
+
+@pytest.mark.parametrize("env_id", list(POSITIONS))
+@pytest.mark.parametrize("text", ["?", "", "not a position at all", 42])
+def test_reset_from_bad_text_names_what_is_wrong(env_id: str, text: object) -> None:
+    env = gym.make(env_id, opponent="random")
+    if env_id == "FourInARow-v0" and text == "":
+        env.reset(options={"position": text})  # the empty board
+        return
+    with pytest.raises(ValueError, match=r"position|column|move|characters|squares"):
+        env.reset(options={"position": text})
+
+
+@pytest.mark.parametrize("env_id", list(POSITIONS))
+def test_reset_from_a_finished_position_is_refused(env_id: str) -> None:
+    env = gym.make(env_id, opponent="random")
+    with pytest.raises(ValueError, match="finished"):
+        env.reset(options={"position": POSITIONS[env_id][1]})
+
+
+def test_unknown_reset_option_is_refused() -> None:
+    with pytest.raises(ValueError, match="position"):
+        gym.make("TicTacToe-v0").reset(options={"board": "X--------"})
+
+
+def test_one_class_per_game_from_its_record() -> None:
+    for record in GAMES.values():
+        cls = getattr(turn_based, f"{record.class_prefix}Env")
+        assert cls.__doc__ == record.env_doc and cls.record is record
+        assert gym.spec(record.env_id).entry_point == f"boardgym.envs.turn_based:{cls.__name__}"
+        assert boardgym.ENV_IDS[record.env_id] == cls.__name__
+        for alias in record.env_aliases:
+            assert boardgym.ENV_IDS[alias] == cls.__name__
+    with pytest.raises(AttributeError, match="ReversiEnv"):
+        turn_based.ChessEnv  # noqa: B018
+
+
+def test_reward_score_only_for_scored_games() -> None:
+    for record in GAMES.values():
+        if record.scored:
+            gym.make(record.env_id, reward="score")
+        else:
+            with pytest.raises(ValueError, match="score"):
+                gym.make(record.env_id, reward="score")
+
+
+class LowestLegal:
+    """A deterministic tic-tac-toe opponent: the lowest free cell."""
+
+    def act(self, state: object, rng: np.random.Generator) -> int:
+        return int(np.flatnonzero(GAMES["tictactoe"].rules.legal_mask(state))[0])
+
+
+def test_an_opponent_set_later_is_kept_by_copies() -> None:
+    env = gym.make("TicTacToe-v0", first_player="opponent")
+    env.unwrapped.opponent = LowestLegal()
+    assert isinstance(env.unwrapped.opponent_spec, LowestLegal)
+    for twin in (env, copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert twin.reset(seed=0)[1]["opponent_action"] == 0
+    env.unwrapped.opponent = "random"
+    assert {pickle.loads(pickle.dumps(env)).reset(seed=s)[1]["opponent_action"]
+            for s in range(20)} != {0}

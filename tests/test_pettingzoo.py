@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-from boardgym.envs.pettingzoo import env
 from pettingzoo.test import api_test, seed_test
+
+from boardgym.envs.pettingzoo import env
 
 GAMES = [("reversi", {}), ("four_in_a_row", {}), ("four_in_a_row", dict(rows=5, columns=6)),
          ("tictactoe", {})]
@@ -61,3 +62,15 @@ def test_render_ansi() -> None:
     aec.reset(seed=0)
     aec.step(0)
     assert aec.render().splitlines()[0].startswith(" X")
+
+
+def test_each_agent_sees_its_own_stones_first() -> None:
+    aec = env("tictactoe")
+    aec.reset(seed=0)
+    aec.step(4)  # player_0 takes the centre
+    mine = aec.observe("player_0")["observation"]
+    theirs = aec.observe("player_1")["observation"]
+    assert mine[0, 1, 1] == 1 and mine[1].sum() == 0
+    np.testing.assert_array_equal(theirs, mine[::-1])
+    assert aec.observe("player_0")["action_mask"].sum() == 0  # not its turn
+    assert aec.observe("player_1")["action_mask"].sum() == 8

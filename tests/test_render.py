@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import gymnasium as gym
@@ -9,13 +10,17 @@ import numpy as np
 import pytest
 
 import boardgym  # noqa: F401
+from boardgym.envs import render
+from boardgym.envs.games import GAMES
 
 
-def test_reversi_ansi_has_labels_and_the_start_discs() -> None:
+def test_reversi_ansi_has_algebraic_labels_and_the_start_discs() -> None:
+    """Columns a-h and rows 1-8, as the square names (``e3`` is action 2*8+4)."""
     env = gym.make("Reversi-v0", opponent="random", render_mode="ansi", first_player="agent")
     env.reset(seed=0)
     lines = env.render().splitlines()
-    assert lines[0].strip() == "12345678" and lines[-1].strip() == "12345678"
+    assert lines[0].strip() == "abcdefgh" and lines[-1].strip() == "abcdefgh"
+    assert GAMES["reversi"].action_name(2 * 8 + 4) == "e3"
     assert lines[5] == "4|   OX   |4" and lines[6] == "5|   XO   |5"
 
 
@@ -79,3 +84,42 @@ def test_human_mode_without_pygame_names_the_gui_extra(monkeypatch: pytest.Monke
     env = gym.make("TicTacToe-v0", opponent="random", render_mode="human")
     with pytest.raises(ImportError, match=r"boardgym\[gui\]"):
         env.reset(seed=0)
+
+
+def test_styles_come_from_the_records() -> None:
+    for name, record in GAMES.items():
+        assert render.STYLES[name] is record.style
+        for alias in record.aliases:
+            assert render.STYLES[alias] is record.style
+    assert set(render.STYLES) == set(GAMES)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_frame_has_one_line_per_row_and_the_stones(name: str) -> None:
+    record = GAMES[name]
+    state = record.rules.initial_state()
+    board = render.first_player_planes(record.rules, state)
+    text = render.ansi(record, board)
+    cells = "".join(ch for ch in text if ch in record.style.symbols[1:])
+    assert len(cells) == board.sum()
+    assert len(text.splitlines()) >= board.shape[1]
+
+
+def test_an_unknown_text_frame_names_the_valid_ones() -> None:
+    record = GAMES["tictactoe"]
+    odd = dataclasses.replace(record, style=dataclasses.replace(record.style, text_frame="hex"))
+    board = render.first_player_planes(record.rules, record.rules.initial_state())
+    with pytest.raises(ValueError, match="box, rack, grid"):
+        render.ansi(odd, board)
+
+
+def test_an_env_in_human_mode_pickles_without_its_window() -> None:
+    pytest.importorskip("pygame")
+    import pickle
+
+    env = gym.make("TicTacToe-v0", opponent="random", render_mode="human")
+    env.reset(seed=0)
+    twin = pickle.loads(pickle.dumps(env.unwrapped))
+    twin.step(int(np.flatnonzero(twin.action_masks())[0]))
+    env.close()
+    twin.close()

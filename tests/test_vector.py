@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import copy
+import itertools
+import pickle
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import pytest
-from boardgym.agents import batched
-from boardgym.envs import games
-from boardgym.envs.games import IllegalMoveError
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 import boardgym  # noqa: F401  (registers the ids)
+from boardgym import agents
+from boardgym.envs import games, vector
+from boardgym.envs.games import GAMES, IllegalMoveError
+from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
 
 FAST_OPPONENTS = {"Reversi-v0": "corner_best", "FourInARow-v0": "lookahead:1",
                   "TicTacToe-v0": "rules"}
@@ -29,7 +33,7 @@ def make(env_id: str, num_envs: int = 8, **kwargs: Any) -> Any:
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random legal action per sub-env (0 where there is none)."""
-    return batched.choose(batched.bits_from_mask(masks), batched.random_draws(rng, len(masks)))
+    return choose(bits_from_mask(masks), random_draws(rng, len(masks)))
 
 
 def rollout(env: Any, seed: int, steps: int = STEPS) -> list[tuple[np.ndarray, ...]]:
@@ -196,9 +200,7 @@ def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any)
     """Without a batched twin the opponent runs per sub-env on the single env's stream."""
     n, seed = 3, 5
     if opponent is None:
-        from boardgym.agents import make as make_agent
-
-        opponent = make_agent("reversi", "corner_best")  # an Agent object: looped
+        opponent = agents.make("reversi", "corner_best")  # an Agent object: looped
     with pytest.warns(UserWarning, match="no batched version"):
         env = make(env_id, num_envs=n, opponent=opponent)
     singles = [gym.make(env_id, opponent=opponent) for _ in range(n)]
@@ -260,9 +262,10 @@ def test_reversi_score_reward_and_info() -> None:
 
 def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    from boardgym.envs.sb3 import SB3VecEnv
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.logger import Logger
+
+    from boardgym.envs.sb3 import SB3VecEnv
 
     venv = SB3VecEnv.make("TicTacToe-v0", num_envs=16, opponent="random")
     venv.seed(0)
@@ -277,3 +280,214 @@ def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
     assert masks[np.arange(16), actions].all()
     _, rewards, _dones, infos = venv.step(actions)
     assert rewards.dtype == np.float32 and len(infos) == 16
+
+
+class EdgeLegal:
+    """A deterministic opponent: the lowest (or highest) legal action."""
+
+    def __init__(self, rules: Any, highest: bool) -> None:
+        self.rules, self.highest = rules, highest
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(self.rules.legal_mask(state))
+        return int(legal[-1] if self.highest else legal[0])
+
+
+def edge_players() -> tuple[EdgeLegal, EdgeLegal]:
+    rules = games.rules("tictactoe")
+    return EdgeLegal(rules, highest=False), EdgeLegal(rules, highest=True)
+
+
+def test_a_list_of_opponents_plays_each_sub_env_as_its_own_opponent() -> None:
+    """Sub-env ``i`` of a mixed list plays exactly the games of an env whose every sub-env
+    has ``opponent[i]``, given the same seeds and actions."""
+    specs = ["random", "rules", "perfect", "rules_center"]
+    mixed = make("TicTacToe-v0", num_envs=4, opponent=specs)
+    assert mixed.unwrapped.opponents == specs
+    uniform = {spec: make("TicTacToe-v0", num_envs=4, opponent=spec) for spec in specs}
+    rng = np.random.default_rng(3)
+    obs, info = mixed.reset(seed=20)
+    outs = {spec: env.reset(seed=20) for spec, env in uniform.items()}
+    for _ in range(STEPS):
+        for i, spec in enumerate(specs):
+            np.testing.assert_array_equal(obs[i], outs[spec][0][i])
+        actions = random_actions(info["action_mask"], rng)
+        obs, reward, _, _, info = mixed.step(actions)
+        for i, spec in enumerate(specs):
+            out = uniform[spec].step(actions)
+            assert out[1][i] == reward[i]
+            outs[spec] = (out[0], out[4])
+
+
+def first_moves_match(env: Any, steps: int = STEPS) -> int:
+    """Step ``env`` (opponent first, tic-tac-toe, opponents ``EdgeLegal``) with random
+    actions; check each game's first opponent move is its current opponent's: the lowest
+    cell (0) or the highest (8). Returns how many first moves were checked."""
+    rng = np.random.default_rng(2)
+    obs, info = env.reset(seed=0)
+    checked = 0
+    for _ in range(steps):
+        for i, opponent in enumerate(env.unwrapped.opponents):
+            if obs[i].sum() == 1:  # a new game: the opponent's first move only
+                assert info["opponent_action"][i] == (0 if opponent.highest is False else 8)
+                checked += 1
+        obs, _, _, _, info = env.step(random_actions(info["action_mask"], rng))
+    return checked
+
+
+def test_agent_objects_in_a_list_move_game_by_game() -> None:
+    lowest, highest = edge_players()
+    with pytest.warns(UserWarning, match="no batched version"):
+        env = make("TicTacToe-v0", num_envs=4, first_player="opponent",
+                   opponent=[lowest, highest, highest, lowest])
+    assert env.unwrapped.opponents == [lowest, highest, highest, lowest]
+    assert first_moves_match(env) > 8
+
+
+def test_a_sampler_draws_each_new_games_opponent_from_the_sub_envs_generator() -> None:
+    calls: list[int] = []
+
+    def sampler(rng: np.random.Generator) -> str:
+        assert isinstance(rng, np.random.Generator)
+        calls.append(1)
+        return ["random", "rules", "perfect"][int(rng.integers(3))]
+
+    def run(seed: int) -> list[list[str]]:
+        env = make("TicTacToe-v0", num_envs=6, opponent=sampler)
+        rng = np.random.default_rng(1)
+        _, info = env.reset(seed=seed)
+        seen = [env.unwrapped.opponents]
+        for _ in range(STEPS):
+            _, _, _, _, info = env.step(random_actions(info["action_mask"], rng))
+            seen.append(env.unwrapped.opponents)
+        return seen
+
+    first = run(5)
+    games_started = 6 + sum(sum(a != b for a, b in zip(x, y, strict=True))
+                            for x, y in itertools.pairwise(first))
+    assert len(calls) >= games_started > 6
+    assert {spec for row in first for spec in row} == {"random", "rules", "perfect"}
+    assert run(5) == first and run(6) != first
+
+
+def test_a_sampler_of_agents_sets_each_games_opponent() -> None:
+    lowest, highest = edge_players()
+    env = make("TicTacToe-v0", num_envs=8, first_player="opponent",
+               opponent=lambda rng: highest if rng.random() < 0.5 else lowest)
+    with pytest.warns(UserWarning, match="no batched version"):
+        assert first_moves_match(env) > 16
+    assert {id(o) for o in env.unwrapped.opponents} <= {id(lowest), id(highest)}
+
+
+@pytest.mark.parametrize("bad", [["random"] * 3, 42, ["random", 7, "rules", "rules"]])
+def test_bad_opponent_lists_are_refused(bad: Any) -> None:
+    with pytest.raises(ValueError, match="opponent"):
+        make("TicTacToe-v0", num_envs=4, opponent=bad)
+
+
+def test_unknown_opponent_in_a_list_is_refused() -> None:
+    with pytest.raises(ValueError, match="no_such_ai"):
+        make("TicTacToe-v0", num_envs=2, opponent=["random", "no_such_ai"])
+
+
+def test_masks_handed_out_are_copies() -> None:
+    env = make("TicTacToe-v0", num_envs=4, first_player="agent")
+    _, info = env.reset(seed=0)
+    legal = info["action_mask"].copy()
+    info["action_mask"][:] = False
+    env.unwrapped.action_masks()[:] = False
+    np.testing.assert_array_equal(env.unwrapped.action_masks(), legal)
+    _, _, _, _, info = env.step(np.argmax(legal, axis=1))
+    assert not info["illegal_action"].any()
+
+
+def test_raise_leaves_the_env_unchanged_and_legal_steps_go_on() -> None:
+    env = make("TicTacToe-v0", num_envs=8, illegal_action="raise")
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=9)
+    refused = 0
+    for _ in range(STEPS):
+        actions = random_actions(info["action_mask"], rng)
+        live = np.flatnonzero(info["action_mask"].any(axis=1))
+        if live.size:  # first try an illegal action in a game that goes on
+            bad = actions.copy()
+            i = live[0]
+            bad[i] = int(np.flatnonzero(~info["action_mask"][i])[0]) \
+                if not info["action_mask"][i].all() else bad[i]
+            if not info["action_mask"][i, bad[i]]:
+                twin = copy.deepcopy(env)
+                with pytest.raises(IllegalMoveError, match=f"env {i}"):
+                    env.step(bad)
+                refused += 1
+                expected = twin.step(actions)
+                got = env.step(actions)
+                for x, y in zip(expected[:4], got[:4], strict=True):
+                    np.testing.assert_array_equal(x, y)
+                info = got[4]
+                continue
+        _, _, _, _, info = env.step(actions)
+    assert refused > 10
+
+
+@pytest.mark.parametrize("seed", [1.5, 2 ** 64, "3", -1, [1, 2.0], [1, 2], True])
+def test_bad_seeds_are_refused(seed: Any) -> None:
+    env = make("TicTacToe-v0", num_envs=3)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=seed)
+
+
+def test_the_largest_seeds_are_taken() -> None:
+    env = make("TicTacToe-v0", num_envs=3)
+    env.reset(seed=2 ** 64 - 3)
+    env.reset(seed=[2 ** 64 - 1, 0, np.uint64(7)])
+
+
+@pytest.mark.parametrize("actions", [np.array([0.0, 1.0]), np.array(["0", "1"]),
+                                     np.array([True, False]), [0.5, 1]])
+def test_non_integer_actions_are_refused(actions: Any) -> None:
+    env = make("TicTacToe-v0", num_envs=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="integer"):
+        env.step(actions)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("duplicate", [copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_vector_envs_pickle_and_deepcopy_and_step_identically(env_id: str,
+                                                              duplicate: Any) -> None:
+    env = make(env_id, num_envs=6)
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=1)
+    for _ in range(5):
+        _, _, _, _, info = env.step(random_actions(info["action_mask"], rng))
+    twin = duplicate(env)
+    for _ in range(40):
+        actions = random_actions(info["action_mask"], rng)
+        a, b = env.step(actions), twin.step(actions)
+        for x, y in zip(a[:4], b[:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(a[4]["opponent_action"], b[4]["opponent_action"])
+        info = a[4]
+
+
+def test_one_vector_class_per_game_from_its_record() -> None:
+    for record in GAMES.values():
+        cls = getattr(vector, f"{record.class_prefix}VectorEnv")
+        assert cls.record is record and record.env_id in cls.__doc__
+        assert gym.spec(record.env_id).vector_entry_point == \
+            f"boardgym.envs.vector:{cls.__name__}"
+
+
+def test_sb3_adapter_refuses_float_actions_and_bad_seeds() -> None:
+    pytest.importorskip("stable_baselines3")
+    from boardgym.envs.sb3 import SB3VecEnv
+
+    venv = SB3VecEnv.make("TicTacToe-v0", num_envs=2, opponent="random")
+    venv.reset()
+    for bad in (np.array([0.0, 1.0]), np.array(["0", "1"])):
+        with pytest.raises(ValueError, match="integer"):
+            venv.step_async(bad)
+    for seed in (1.5, 2 ** 64, "1"):
+        with pytest.raises(ValueError, match="seed"):
+            venv.seed(seed)  # type: ignore[arg-type]
+    assert venv.seed(4) == [4, 5]

@@ -96,6 +96,13 @@ class Style:
     """The first player's stones, then the second's."""
     shape: str
     """``"disc"``, ``"token"`` (a disc in a hole) or ``"marks"`` (X and O)."""
+    text_frame: str = "box"
+    """How ``ansi`` text frames the board: ``"box"`` (a border, column labels above and
+    below, row numbers on both sides), ``"rack"`` (column labels above, open at the top
+    like a four-in-a-row rack) or ``"grid"`` (cells apart, ``---+---`` between rows)."""
+    column_labels: str = ""
+    """One character per column for the text board's rulers; empty: the column numbers
+    ``1, 2, ...`` (mod 10)."""
 
 
 @dataclass(frozen=True)
