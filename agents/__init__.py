@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents import four_in_a_row, reversi, search, tictactoe  # noqa: F401  (register)
+from boardgym.agents import four_in_a_row, reversi, search, solvers, tictactoe  # noqa: F401
 from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
@@ -49,13 +49,15 @@ def _legal_moves(record: Game, arg: str | None) -> Candidates:
     """``random``'s candidates: every legal move of the game."""
     rules = record.rules
 
-    def candidates(state: Any) -> np.ndarray:
-        return np.asarray(rules.action_bits(state), dtype=np.uint64)
+    def candidates(state: Any) -> Any:
+        bits = rules.action_bits(state)
+        return np.asarray(bits, dtype=np.uint64) if isinstance(bits, np.ndarray) else bits
 
     return no_argument("random", candidates)(record, arg)
 
 
-register_candidates(None, "random", _legal_moves, help="a uniformly random legal move")
+register_candidates(None, "random", _legal_moves, help="a uniformly random legal move",
+                    scalar=True)
 players.register_loader(_load_checkpoint)
 
 

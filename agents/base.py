@@ -47,11 +47,14 @@ class CandidatePlayer:
     Args:
         spec: the player's spec, as shown (``"lookahead:2"``).
         candidates: the candidate-move set function.
+        scalar: ``candidates`` also takes a single state (its bit logic serves Python ints),
+            so a move needs no batch of one (the fast path of cheap rules like ``random``).
     """
 
-    def __init__(self, spec: str, candidates: Candidates) -> None:
+    def __init__(self, spec: str, candidates: Candidates, scalar: bool = False) -> None:
         self.spec = spec
         self.candidates = candidates
+        self.scalar = scalar
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """One of the candidate moves in ``state``, chosen with one uniform draw from ``rng``.
@@ -59,7 +62,8 @@ class CandidatePlayer:
         Raises:
             ValueError: the game is over (no candidate).
         """
-        candidates = int(self.candidates(batch_of(state))[0])
+        candidates = int(self.candidates(state)) if self.scalar else \
+            int(self.candidates(batch_of(state))[0])
         if not candidates:
             raise ValueError("no legal move: the game is over")
         return int(choose(candidates, random_draws(rng)))
@@ -91,12 +95,12 @@ class BatchedCandidatePlayer:
 
 
 def register_candidates(game: str | None, name: str, candidates_for: CandidatesFactory,
-                        help: str) -> None:
+                        help: str, scalar: bool = False) -> None:
     """Register the player ``name`` of ``game`` (None: every game) and its batched twin, both
-    built from one ``CandidatesFactory``."""
+    built from one ``CandidatesFactory`` (``scalar``: see ``CandidatePlayer``)."""
 
     def single(record: Game, arg: str | None) -> Agent:
-        return CandidatePlayer(spec_of(name, arg), candidates_for(record, arg))
+        return CandidatePlayer(spec_of(name, arg), candidates_for(record, arg), scalar)
 
     def batched(record: Game, arg: str | None) -> BatchedCandidatePlayer:
         return BatchedCandidatePlayer(spec_of(name, arg), candidates_for(record, arg))

@@ -9,9 +9,6 @@ num_envs=N, vectorization_mode="vector_entry_point")`` builds the batched env of
 
 from __future__ import annotations
 
-import copyreg
-from collections.abc import Callable
-
 from gymnasium.envs.registration import register, registry
 
 from boardgym.envs import games, turn_based, vector
@@ -19,20 +16,6 @@ from boardgym.envs.games.core import Game
 
 ENV_IDS: dict[str, str] = {}
 """Every registered env id (aliases included) -> the name of its env class."""
-
-
-def _game_by_name(name: str) -> Game:
-    """The registered record called ``name`` (how records unpickle)."""
-    return games.game(name)
-
-
-def _reduce_game(record: Game) -> tuple[Callable[[str], Game], tuple[str]]:
-    """Records pickle by name (their rules are modules): envs and players holding one pickle
-    and deep-copy, and unpickle to the registered record itself."""
-    return _game_by_name, (record.name,)
-
-
-copyreg.pickle(Game, _reduce_game)
 
 
 def register_game(record: Game) -> Game:

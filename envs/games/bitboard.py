@@ -127,9 +127,11 @@ def bits_from_mask(mask: np.ndarray) -> np.ndarray:
 
 def random_draws(rng: np.random.Generator, n: int | None = None) -> Bits:
     """Uniform 64-bit words from ``rng``, the draws ``choose`` takes: ``n`` of them as a
-    ``uint64`` array, or one Python int when ``n`` is None."""
-    draws = rng.integers(0, 2 ** WORD_BITS, size=n, dtype=np.uint64)
-    return draws if n is not None else int(draws)
+    ``uint64`` array, or one Python int when ``n`` is None (the bit generator's next raw
+    word: ~20x cheaper than ``rng.integers`` for one draw)."""
+    if n is None:
+        return int(rng.bit_generator.random_raw())
+    return rng.integers(0, 2 ** WORD_BITS, size=n, dtype=np.uint64)
 
 
 def choose(candidates: Bits, draws: Bits) -> Bits:

@@ -155,6 +155,11 @@ class Game:
     network: NetworkSize = NetworkSize()
     action_name: Callable[[int], str] = str
 
+    def __reduce__(self) -> tuple[Callable[[str], Game], tuple[str]]:
+        """Records pickle by name (the rules module inside cannot): unpickling finds the
+        registered game of that name."""
+        return _registered_game, (self.name,)
+
     @property
     def class_prefix(self) -> str:
         """The env id without its version: ``"FourInARow"``."""
@@ -172,6 +177,13 @@ class Game:
             raise ValueError(f"{self.title} has no option {', '.join(map(repr, unknown))}; "
                              f"its board options: {valid}")
         return dict(options)
+
+
+def _registered_game(name: str) -> Game:
+    """The registered game ``name`` (how a pickled ``Game`` comes back)."""
+    from boardgym.envs.games import game  # the registry imports this module: looked up late
+
+    return game(name)
 
 
 # -- the rules every game shares ----------------------------------------------------------
