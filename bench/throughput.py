@@ -26,9 +26,8 @@ import boardgym  # noqa: F401  (registers the games, their players and env ids)
 from boardgym.envs.games import GAMES, players
 from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
 
-PGX_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
-SPIEL_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four",
-               "tictactoe": "tic_tac_toe"}
+PEER_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
+"""The games' names in Pgx and in OpenSpiel (the same in both)."""
 SIZES = (1, 64, 1024, 4096)
 PEER_BATCH = 1024
 Rate = tuple[float, float]
@@ -107,7 +106,7 @@ def pgx_env(game: str) -> Run | None:
         from pgx.experimental import auto_reset
     except ImportError:
         return None
-    env = pgx.make(PGX_NAMES[game])  # type: ignore[arg-type]
+    env = pgx.make(PEER_NAMES[game])  # type: ignore[arg-type]
 
     @jax.jit
     def step(state, key):  # type: ignore[no-untyped-def]
@@ -138,7 +137,7 @@ def spiel_env(game: str) -> Run | None:
         import pyspiel
     except ImportError:
         return None
-    spiel_game = pyspiel.load_game(SPIEL_NAMES[game])
+    spiel_game = pyspiel.load_game(PEER_NAMES[game])
 
     def run(seconds: float) -> Rate:
         rng = np.random.default_rng(0)
