@@ -12,8 +12,9 @@ Board games are symmetric: a mirrored position calls for the mirrored move.
 board (``board_symmetries``).
 
 This module imports only torch, gymnasium, stable-baselines3, sb3-contrib and the rules
-core (numpy): checkpoints refer to ``BoardCNN`` and ``SymmetricPolicy`` by their import
-paths, so loading one (``agents.policy``) imports this module alone.
+core (numpy). A checkpoint names its classes in a JSON record (``agents.policy``), never by
+import path: ``POLICIES``, ``EXTRACTORS`` and ``ACTIVATIONS`` are the only classes a
+checkpoint can name.
 """
 
 from __future__ import annotations
@@ -280,3 +281,16 @@ def action_logits_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torc
     """``policy``'s actor on ``obs`` as it is (no canonical image)."""
     features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
+    "MaskableActorCriticPolicy": MaskableActorCriticPolicy,
+    "SymmetricPolicy": SymmetricPolicy,
+}
+"""The policy classes a checkpoint may name (its architecture record's ``class``)."""
+EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"BoardCNN": BoardCNN}
+"""The feature extractors a checkpoint may name."""
+ACTIVATIONS: dict[str, type[nn.Module]] = {
+    module.__name__: module for module in (nn.Tanh, nn.ReLU, nn.LeakyReLU, nn.ELU, nn.GELU,
+                                           nn.SiLU)}
+"""The activation functions a checkpoint may name (SB3's default is ``Tanh``)."""

@@ -1,11 +1,25 @@
-"""An agent backed by a trained MaskablePPO checkpoint, and the checkpoint format.
+"""An agent backed by a trained policy checkpoint, and the checkpoint format (no pickles).
 
-A boardgym checkpoint is a stable-baselines3 zip (``model.save``) with one extra entry,
-``boardgym.json``: the game, the env options (board size), the observation shape and the
-number of actions it was trained for, and the step count. ``load_policy`` checks all of it
-before playing, so a checkpoint of another game or board size fails with a clear message.
-Training runs add a second entry, ``boardgym_train.json``, with what ``--resume`` needs
-(RNG streams, opponent pool, eval history); agents ignore it.
+A boardgym checkpoint is a zip of plain data, read without unpickling anything:
+
+- ``boardgym.json``: the record: ``format_version`` (``FORMAT_VERSION``), the ``game``, its
+  board options ``env_kwargs``, the ``observation_shape`` and ``n_actions`` it was trained
+  for, the ``algo`` and ``num_timesteps``, and ``policy``, the architecture: the policy
+  class, feature extractor and activation by name (each from an allow-list in
+  ``agents.networks``), the extractor's keyword arguments, ``net_arch`` and
+  ``share_features_extractor``.
+- ``policy.pth`` and ``policy.optimizer.pth``: the state dicts of the policy and of its
+  optimizer, as stable-baselines3 names and writes them (``torch.save``); they are read with
+  ``torch.load(weights_only=True)``, so SB3's own ``model.set_parameters(path)`` takes them too.
+- ``boardgym_train.json`` (run checkpoints only): what ``--resume`` needs (counters, RNG
+  streams, opponent pool, eval history); agents ignore it.
+
+``load_network`` is the one reader: it checks the record, rebuilds the policy in plain code
+and loads its weights. Anything else (an SB3 zip with its pickled ``data`` entry, as boardgym
+wrote before format 2; a record naming a class off the allow-list or lacking a key; weights
+that need unpickling) is refused with a one-line ``CheckpointError``. A trusted old file is
+converted with ``python -m boardgym.agents.policy convert OLD NEW`` (this one command
+unpickles: run it only on files you trust). Writes are atomic (temporary file, then rename).
 
 torch and stable-baselines3 are imported only here (lazily from ``agents.make``). A
 checkpoint is loaded once per process: ``load_policy`` keeps the players it built, by file
@@ -14,21 +28,58 @@ checkpoint is loaded once per process: ``load_policy`` keeps the players it buil
 
 from __future__ import annotations
 
+import argparse
+import inspect
+import io
 import json
+import os
+import pickle
+import sys
 import zipfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from boardgym.agents.networks import action_logits
+from boardgym.agents import networks
+from boardgym.agents.networks import ACTIVATIONS, EXTRACTORS, POLICIES, action_logits
 from boardgym.envs.games import GAMES, canonical_name, rules
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"
-FORMAT_VERSION = 1
+POLICY_ENTRY = "policy.pth"
+OPTIMIZER_ENTRY = "policy.optimizer.pth"
+PICKLED_ENTRY = "data"
+"""stable-baselines3's hyperparameter entry, with pickled fields: never read."""
+FORMAT_VERSION = 2
+PICKLED_FORMAT = 1
+"""The format before 2: an SB3 ``model.save`` zip, loadable only by unpickling."""
+METADATA_TYPES: dict[str, type] = {
+    "format_version": int, "game": str, "env_kwargs": dict, "observation_shape": list,
+    "n_actions": int, "algo": str, "num_timesteps": int, "policy": dict}
+"""Every key of ``boardgym.json`` and its JSON type."""
+ARCHITECTURE_TYPES: dict[str, type] = {
+    "class": str, "features_extractor": str, "features_extractor_kwargs": dict,
+    "net_arch": dict, "activation": str, "share_features_extractor": bool}
+"""Every key of the ``policy`` architecture record and its JSON type."""
+HEADS = ("pi", "vf")
+MAX_WIDTH = 4096
+"""The widest layer (and most channels, blocks, features) a checkpoint may ask for."""
+MAX_LAYERS = 16
+"""The most hidden layers per head a checkpoint may ask for."""
+MAX_ENTRY_BYTES = 256 * 2 ** 20
+"""The largest entry read from a checkpoint (a guard against zip bombs)."""
+CONVERT_HINT = ("convert a file you trust with `python -m boardgym.agents.policy convert "
+                "OLD.zip NEW.zip`")
+DEFAULT_ALGO = "MaskablePPO"
+COMPARED_POSITIONS = 64
+"""Positions on which ``convert`` checks that the new file plays as the old one."""
 MASKED_LOGIT = -np.inf
 INFERENCE_THREADS = 1
 """torch threads for one-board inference: more threads only add hand-off latency."""
@@ -37,25 +88,16 @@ LOADED_CHECKPOINTS = 16
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: corrupt, not boardgym's, or for another game/board."""
+    """A checkpoint that cannot be used: corrupt, not boardgym's, in a format that needs
+    unpickling, or for another game/board. The message is one line and names the fix."""
 
 
-def checkpoint_metadata(game: str, env_kwargs: dict[str, Any], num_timesteps: int,
-                        algo: str = "MaskablePPO") -> dict[str, Any]:
-    """The ``boardgym.json`` record of a model trained on ``game`` with ``env_kwargs``."""
-    game = canonical_name(game)
-    state = initial_state(game, env_kwargs)
-    module = rules(game)
-    return {
-        "format_version": FORMAT_VERSION,
-        "game": game,
-        "env_kwargs": board_kwargs(env_kwargs),
-        "observation_shape": list(module.observation(state).shape),
-        "n_actions": int(module.legal_mask(state).size),
-        "algo": algo,
-        "num_timesteps": int(num_timesteps),
-    }
+def one_line(text: str) -> str:
+    """The first line of ``text`` (errors from torch or zipfile may span many)."""
+    return text.strip().splitlines()[0] if text.strip() else text
 
+
+# -- the record ------------------------------------------------------------------------------
 
 def board_kwargs(env_kwargs: dict[str, Any]) -> dict[str, Any]:
     """The board options among env keyword arguments (any game's ``Game.options``, such as
@@ -69,19 +111,210 @@ def initial_state(game: str, env_kwargs: dict[str, Any]) -> Any:
     return rules(game).initial_state(**board_kwargs(env_kwargs))
 
 
-def write_entries(path: Path, entries: dict[str, Any]) -> None:
-    """Add JSON ``entries`` (name -> data) to the zip at ``path``."""
-    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED) as archive:
-        for name, data in entries.items():
-            archive.writestr(name, json.dumps(data))
+def board_facts(game: str, env_kwargs: dict[str, Any]) -> tuple[list[int], int]:
+    """The observation shape and number of actions of ``game`` with ``env_kwargs``."""
+    state = initial_state(game, env_kwargs)
+    module = rules(game)
+    return list(module.observation(state).shape), int(module.legal_mask(state).size)
 
 
-def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
-    """The JSON entry ``name`` of the checkpoint at ``path`` (``None`` when absent).
+def class_name(cls: type, allowed: dict[str, Any], kind: str) -> str:
+    """The allow-list name of ``cls``.
+
+    Raises:
+        ValueError: ``cls`` is not on the allow-list ``allowed``.
+    """
+    name = cls.__name__
+    if allowed.get(name) is not cls:
+        raise ValueError(f"a checkpoint cannot name the {kind} {cls.__module__}.{name}; "
+                         f"use one of {', '.join(allowed)}")
+    return name
+
+
+def architecture_of(policy: MaskableActorCriticPolicy) -> dict[str, Any]:
+    """The JSON architecture record of ``policy`` (``boardgym.json``'s ``policy``).
+
+    Raises:
+        ValueError: the policy uses a class that is not on an allow-list of ``networks``.
+    """
+    net_arch = policy.net_arch
+    heads = net_arch if isinstance(net_arch, dict) else {head: net_arch for head in HEADS}
+    return {
+        "class": class_name(type(policy), POLICIES, "policy class"),
+        "features_extractor": class_name(policy.features_extractor_class, EXTRACTORS,
+                                         "feature extractor"),
+        "features_extractor_kwargs": dict(policy.features_extractor_kwargs),
+        "net_arch": {head: [int(width) for width in heads.get(head, [])] for head in HEADS},
+        "activation": class_name(policy.activation_fn, ACTIVATIONS, "activation"),
+        "share_features_extractor": bool(policy.share_features_extractor),
+    }
+
+
+def checkpoint_metadata(game: str, env_kwargs: dict[str, Any], num_timesteps: int,
+                        architecture: dict[str, Any], algo: str = DEFAULT_ALGO
+                        ) -> dict[str, Any]:
+    """The ``boardgym.json`` record of a policy with ``architecture`` (``architecture_of``)
+    trained on ``game`` with ``env_kwargs`` for ``num_timesteps`` steps."""
+    game = canonical_name(game)
+    observation_shape, n_actions = board_facts(game, env_kwargs)
+    return {
+        "format_version": FORMAT_VERSION,
+        "game": game,
+        "env_kwargs": board_kwargs(env_kwargs),
+        "observation_shape": observation_shape,
+        "n_actions": n_actions,
+        "algo": algo,
+        "num_timesteps": int(num_timesteps),
+        "policy": architecture,
+    }
+
+
+def check_keys(record: dict[str, Any], types: dict[str, type], what: str) -> None:
+    """Check that ``record`` has every key of ``types``, each of its JSON type (a bool is
+    not an int), and no other key.
+
+    Raises:
+        CheckpointError: a key missing, unknown or of another type (``what`` names the
+            record in the message).
+    """
+    for key, kind in types.items():
+        if key not in record:
+            raise CheckpointError(f"{what} lacks {key!r}; the file is damaged or not "
+                                  "boardgym's: re-download it or retrain it")
+        value = record[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise CheckpointError(f"{what} has {key}={value!r}, not {kind.__name__}; the "
+                                  "file is damaged: re-download it or retrain it")
+    unknown = sorted(set(record) - set(types))
+    if unknown:
+        raise CheckpointError(f"{what} has unknown keys {unknown}; it was written by another "
+                              "program or version: re-save it with this boardgym")
+
+
+def check_size(value: Any, name: str, where: str, least: int = 1) -> int:
+    """``value``, checked to be an int in ``[least, MAX_WIDTH]``.
+
+    Raises:
+        CheckpointError: anything else.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= MAX_WIDTH:
+        raise CheckpointError(f"{where}: {name}={value!r} is not an integer in [{least}, "
+                              f"{MAX_WIDTH}]; the file is damaged or not boardgym's")
+    return value
+
+
+def extractor_kwargs(extractor: type, kwargs: dict[str, Any], where: str) -> dict[str, Any]:
+    """``kwargs`` checked against ``extractor``'s signature: known names only, each of its
+    default's type, sizes in range.
+
+    Raises:
+        CheckpointError: an unknown name, another type or a size out of range.
+    """
+    parameters = inspect.signature(extractor).parameters
+    for name, value in kwargs.items():
+        default = parameters[name].default if name in parameters else inspect.Parameter.empty
+        if name == "observation_space" or default is inspect.Parameter.empty:
+            raise CheckpointError(f"{where}: {extractor.__name__} takes no argument {name!r}; "
+                                  "the file is damaged or not boardgym's")
+        if type(value) is not type(default):
+            raise CheckpointError(f"{where}: {extractor.__name__} argument {name}={value!r} "
+                                  f"is not {type(default).__name__}; the file is damaged")
+        if isinstance(value, int) and not isinstance(value, bool):
+            check_size(value, name, where, least=0)
+    return dict(kwargs)
+
+
+def net_arch_of(record: dict[str, Any], where: str) -> dict[str, list[int]]:
+    """The record's ``net_arch`` (``{"pi": [...], "vf": [...]}``), checked.
+
+    Raises:
+        CheckpointError: other heads, too many layers or a width out of range.
+    """
+    if set(record) != set(HEADS) or not all(isinstance(record[head], list) and
+                                            len(record[head]) <= MAX_LAYERS for head in HEADS):
+        raise CheckpointError(f"{where}: net_arch must be {{'pi': [...], 'vf': [...]}} with at "
+                              f"most {MAX_LAYERS} layers each, got {record!r}")
+    return {head: [check_size(width, "net_arch", where) for width in record[head]]
+            for head in HEADS}
+
+
+def policy_arguments(architecture: dict[str, Any], where: str
+                     ) -> tuple[type[MaskableActorCriticPolicy], dict[str, Any]]:
+    """The policy class and keyword arguments (``policy_kwargs``) an architecture record
+    describes, every name looked up in the allow-lists of ``networks``.
+
+    Args:
+        architecture: the record (``architecture_of``).
+        where: what the record belongs to (a path), for messages.
+
+    Raises:
+        CheckpointError: a missing key, a name off the allow-lists, a bad argument.
+    """
+    check_keys(architecture, ARCHITECTURE_TYPES, f"{where}: the policy record")
+    chosen = {}
+    for key, allowed in (("class", POLICIES), ("features_extractor", EXTRACTORS),
+                         ("activation", ACTIVATIONS)):
+        name = architecture[key]
+        if name not in allowed:
+            raise CheckpointError(f"{where} names {key} {name!r}, which boardgym does not "
+                                  f"build (allowed: {', '.join(allowed)}); not a boardgym "
+                                  "checkpoint")
+        chosen[key] = allowed[name]
+    extractor = chosen["features_extractor"]
+    return chosen["class"], {
+        "features_extractor_class": extractor,
+        "features_extractor_kwargs": extractor_kwargs(
+            extractor, architecture["features_extractor_kwargs"], where),
+        "net_arch": net_arch_of(architecture["net_arch"], where),
+        "activation_fn": chosen["activation"],
+        "share_features_extractor": architecture["share_features_extractor"],
+    }
+
+
+def check_metadata(metadata: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """``metadata`` (a ``boardgym.json`` record), checked in full.
+
+    Raises:
+        CheckpointError: the pickled format, another version, a key missing or of another
+            type, an unknown game, or a shape that does not fit the game and board.
+    """
+    version = metadata.get("format_version")
+    if version == PICKLED_FORMAT:
+        raise pickled_format(path)
+    if "format_version" in metadata and version != FORMAT_VERSION:
+        raise CheckpointError(f"checkpoint {path} has format_version {version!r}; this "
+                              f"boardgym reads {FORMAT_VERSION}: upgrade boardgym or retrain it")
+    check_keys(metadata, METADATA_TYPES, f"checkpoint {path}: {METADATA_ENTRY}")
+    try:
+        game = canonical_name(metadata["game"])
+        facts = board_facts(game, metadata["env_kwargs"])
+    except (ValueError, TypeError) as error:
+        raise CheckpointError(f"checkpoint {path} is for a game or board this boardgym does "
+                              f"not know ({one_line(str(error))})") from error
+    if facts != (metadata["observation_shape"], metadata["n_actions"]):
+        raise CheckpointError(f"checkpoint {path}: observation {metadata['observation_shape']} "
+                              f"and {metadata['n_actions']} actions do not fit {game} with "
+                              f"{metadata['env_kwargs'] or 'the default board'}; the file is "
+                              "damaged: re-download it or retrain it")
+    policy_arguments(metadata["policy"], f"checkpoint {path}")
+    return metadata
+
+
+def pickled_format(path: str | Path) -> CheckpointError:
+    """The refusal of a checkpoint in the pickled format."""
+    return CheckpointError(f"checkpoint {path} is in the old stable-baselines3 format, which "
+                           f"only loads by unpickling (it could run any code); {CONVERT_HINT}")
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+@contextmanager
+def open_checkpoint(path: str | Path) -> Iterator[zipfile.ZipFile]:
+    """The checkpoint at ``path``, open as a zip.
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        CheckpointError: not a zip file, or the entry is not valid JSON.
+        CheckpointError: not a readable zip.
     """
     path = Path(path)
     if not path.is_file():
@@ -89,29 +322,151 @@ def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
                                 "train GAME` or use a shipped one, e.g. checkpoints/reversi.zip")
     try:
         with zipfile.ZipFile(path) as archive:
-            if name not in archive.namelist():
-                return None
-            data = json.loads(archive.read(name))
-    except (zipfile.BadZipFile, json.JSONDecodeError, OSError, EOFError) as error:
-        raise CheckpointError(f"checkpoint {path} is corrupt ({error}); re-download it or "
-                              "retrain it with `boardgym train GAME`") from error
+            yield archive
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as error:
+        raise CheckpointError(f"checkpoint {path} is corrupt ({one_line(str(error))}); "
+                              "re-download it or retrain it with `boardgym train GAME`") from error
+
+
+def read_bytes(archive: zipfile.ZipFile, name: str, path: str | Path) -> bytes | None:
+    """The entry ``name`` of ``archive`` (``None`` when absent).
+
+    Raises:
+        CheckpointError: the entry is larger than ``MAX_ENTRY_BYTES``, or unreadable.
+    """
+    try:
+        info = archive.getinfo(name)
+    except KeyError:
+        return None
+    if info.file_size > MAX_ENTRY_BYTES:
+        raise CheckpointError(f"checkpoint {path}: {name} is {info.file_size} bytes, over the "
+                              f"{MAX_ENTRY_BYTES} boardgym reads; not a boardgym checkpoint")
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        raise CheckpointError(f"checkpoint {path} is corrupt ({one_line(str(error))}); "
+                              "re-download it or retrain it with `boardgym train GAME`") from error
+
+
+def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
+    """The JSON object in entry ``name`` of the checkpoint at ``path`` (``None`` when absent).
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: not a zip file, or the entry is not a JSON object.
+    """
+    with open_checkpoint(path) as archive:
+        raw = read_bytes(archive, name, path)
+    if raw is None:
+        return None
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise CheckpointError(f"checkpoint {path} is corrupt ({name}: {error}); re-download "
+                              "it or retrain it with `boardgym train GAME`") from error
     if not isinstance(data, dict):
         raise CheckpointError(f"checkpoint {path} has a malformed {name}; retrain it")
     return data
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:
-    """The ``boardgym.json`` record of the checkpoint at ``path``.
+    """The ``boardgym.json`` record of the checkpoint at ``path``, checked in full
+    (``check_metadata``).
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        CheckpointError: corrupt, or not a boardgym checkpoint (no record).
+        CheckpointError: corrupt, in the pickled format, or not a boardgym checkpoint.
     """
+    with open_checkpoint(path) as archive:
+        names = set(archive.namelist())
+    if PICKLED_ENTRY in names:
+        raise pickled_format(path)
     metadata = read_entry(path, METADATA_ENTRY)
     if metadata is None:
         raise CheckpointError(f"{path} is not a boardgym checkpoint (no {METADATA_ENTRY}); "
                               "use a checkpoint written by `boardgym train`")
-    return metadata
+    return check_metadata(metadata, path)
+
+
+def read_tensors(path: str | Path, name: str) -> dict[str, Any]:
+    """The state dict in entry ``name`` of the checkpoint at ``path``, read with
+    ``torch.load(weights_only=True)``: tensors and plain containers only, nothing unpickled.
+
+    Raises:
+        CheckpointError: the entry is missing, needs unpickling, or is not a state dict.
+    """
+    with open_checkpoint(path) as archive:
+        raw = read_bytes(archive, name, path)
+    if raw is None:
+        raise CheckpointError(f"checkpoint {path} has no {name}; re-download it or retrain it")
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as error:
+        raise CheckpointError(f"checkpoint {path}: {name} holds objects that only load by "
+                              "unpickling (it could run any code), not plain tensors; refused; "
+                              f"{CONVERT_HINT}") from error
+    except Exception as error:  # torch raises many kinds on damaged data
+        raise CheckpointError(f"checkpoint {path}: {name} is corrupt "
+                              f"({type(error).__name__}); re-download it or retrain it") from error
+    if not isinstance(state, dict) or not all(isinstance(key, str) for key in state):
+        raise CheckpointError(f"checkpoint {path}: {name} is not a state dict; re-download it "
+                              "or retrain it")
+    return state
+
+
+def no_learning(_progress: float) -> float:
+    """The learning-rate schedule of a policy that only plays."""
+    return 0.0
+
+
+def build_policy(metadata: dict[str, Any], path: str | Path) -> MaskableActorCriticPolicy:
+    """The untrained policy that a checked ``boardgym.json`` record describes, built in plain
+    code from the allow-lists of ``networks``.
+
+    Raises:
+        CheckpointError: the architecture does not build.
+    """
+    policy_class, kwargs = policy_arguments(metadata["policy"], f"checkpoint {path}")
+    observation_space = spaces.Box(0, 1, tuple(metadata["observation_shape"]), np.uint8)
+    action_space = spaces.Discrete(metadata["n_actions"])
+    try:
+        return policy_class(observation_space, action_space, no_learning, **kwargs)
+    except (ValueError, RuntimeError) as error:
+        raise CheckpointError(f"checkpoint {path}: its architecture does not build "
+                              f"({one_line(str(error))}); retrain it") from error
+
+
+def load_state(module: torch.nn.Module | torch.optim.Optimizer, state: dict[str, Any],
+               path: str | Path, name: str) -> None:
+    """Load ``state`` (entry ``name`` of ``path``) into ``module``, every key matched.
+
+    Raises:
+        CheckpointError: the state does not fit ``module``.
+    """
+    try:
+        if isinstance(module, torch.nn.Module):
+            module.load_state_dict(state, strict=True)
+        else:
+            module.load_state_dict(state)
+    except (RuntimeError, ValueError, KeyError, TypeError) as error:
+        raise CheckpointError(f"checkpoint {path}: {name} does not fit the architecture of its "
+                              f"{METADATA_ENTRY} ({one_line(str(error))}); retrain it") from error
+
+
+def load_network(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
+    """The policy stored at ``path`` (on the CPU, in eval mode) and its checked record: the
+    one reader of checkpoints, with nothing unpickled.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: anything but a boardgym checkpoint of this format (the message
+            says what it is and how to convert a trusted one).
+    """
+    metadata = read_metadata(path)
+    policy = build_policy(metadata, path)
+    load_state(policy, read_tensors(path, POLICY_ENTRY), path, POLICY_ENTRY)
+    policy.set_training_mode(False)
+    return policy, metadata
 
 
 def check_game(metadata: dict[str, Any], game: str, path: str | Path) -> None:
@@ -123,20 +478,60 @@ def check_game(metadata: dict[str, Any], game: str, path: str | Path) -> None:
                               f"{canonical_name(game)} checkpoint")
 
 
-def load_model(path: str | Path) -> Any:
-    """The MaskablePPO model stored at ``path``, on the CPU, without an env.
+# -- writing ---------------------------------------------------------------------------------
+
+def tensor_bytes(state: dict[str, Any]) -> bytes:
+    """``state`` as ``torch.save`` writes it."""
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    return buffer.getvalue()
+
+
+def write_checkpoint(path: str | Path, policy: MaskableActorCriticPolicy, game: str,
+                     env_kwargs: dict[str, Any], num_timesteps: int,
+                     entries: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write ``policy`` (weights and optimizer state) with its record to ``path``, atomically:
+    the zip is written to a temporary file in the same folder, flushed to disk and renamed.
+
+    Args:
+        path: the ``.zip`` to write.
+        policy: the policy (any class on ``networks.POLICIES``).
+        game, env_kwargs, num_timesteps: what the record says it was trained on and for.
+        entries: more JSON entries (name -> data), e.g. ``TRAIN_STATE_ENTRY``.
+
+    Returns:
+        The ``boardgym.json`` record written.
 
     Raises:
-        CheckpointError: the file cannot be loaded as a model.
+        ValueError: the policy uses a class off the allow-lists.
     """
-    from sb3_contrib import MaskablePPO
-
+    path = Path(path)
+    metadata = checkpoint_metadata(game, env_kwargs, num_timesteps, architecture_of(policy))
+    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        return MaskablePPO.load(path, device="cpu")
-    except Exception as error:  # SB3 raises many kinds on a damaged zip
-        raise CheckpointError(f"checkpoint {path} is corrupt or incompatible ({error!r}); "
-                              "re-download it or retrain it with `boardgym train GAME`") from error
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(METADATA_ENTRY, json.dumps(metadata, indent=1))
+            archive.writestr(POLICY_ENTRY, tensor_bytes(policy.state_dict()))
+            archive.writestr(OPTIMIZER_ENTRY, tensor_bytes(policy.optimizer.state_dict()))
+            for name, data in (entries or {}).items():
+                archive.writestr(name, json.dumps(data))
+        with tmp.open("rb") as file:
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return metadata
 
+
+def model_counters(model: Any) -> dict[str, Any]:
+    """The counters of an SB3 algorithm that ``--resume`` restores besides the step count:
+    updates done, episodes, and the recent episodes' returns/lengths/times."""
+    return {"n_updates": int(model._n_updates), "episode_num": int(model._episode_num),
+            "ep_info_buffer": [{key: float(value) for key, value in info.items()}
+                               for info in model.ep_info_buffer or ()]}
+
+
+# -- the agent -------------------------------------------------------------------------------
 
 def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The policy's action logits for a batch of observations; illegal actions get -inf."""
@@ -150,16 +545,16 @@ class PolicyAgent:
     """An ``Agent`` that plays a trained policy: the masked argmax, or a sample.
 
     Args:
-        model: a MaskablePPO model (``load_model``) or any object with its ``policy``.
+        policy: the policy network (``load_network``, or a model's ``policy``).
         metadata: the checkpoint's ``boardgym.json`` record (``checkpoint_metadata``).
         stochastic: sample from the masked policy with the ``rng`` given to ``act``
             instead of playing the most likely legal action.
         name: how the agent is shown (usually the checkpoint path).
     """
 
-    def __init__(self, model: Any, metadata: dict[str, Any], stochastic: bool = False,
-                 name: str = "policy") -> None:
-        self.policy = model.policy
+    def __init__(self, policy: MaskableActorCriticPolicy, metadata: dict[str, Any],
+                 stochastic: bool = False, name: str = "policy") -> None:
+        self.policy = policy
         self.policy.set_training_mode(False)
         self.metadata = metadata
         self.game = canonical_name(metadata["game"])
@@ -214,8 +609,8 @@ def load_policy(path: str | Path, game: str, stochastic: bool = False) -> Policy
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        CheckpointError: corrupt, not a boardgym checkpoint, or trained for another game or
-            observation shape; the message names the fix.
+        CheckpointError: corrupt, not a boardgym checkpoint (or one that needs unpickling),
+            or trained for another game; the message names the fix.
     """
     try:
         stat = Path(path).stat()
@@ -234,13 +629,126 @@ def _cached_policy(resolved: str, size: int, modified_ns: int, path: str, game: 
 
 def _load_policy(path: str, game: str, stochastic: bool) -> PolicyAgent:
     """``load_policy`` without the cache."""
-    metadata = read_metadata(path)
-    check_game(metadata, game, path)
+    check_game(read_metadata(path), game, path)
     torch.set_num_threads(INFERENCE_THREADS)
-    model = load_model(path)
-    n_actions = int(model.action_space.n)
-    if (tuple(model.observation_space.shape) != tuple(metadata["observation_shape"])
-            or n_actions != metadata["n_actions"]):
-        raise CheckpointError(f"checkpoint {path}: its model does not match its "
-                              f"{METADATA_ENTRY} record; retrain it")
-    return PolicyAgent(model, metadata, stochastic=stochastic, name=str(path))
+    policy, metadata = load_network(path)
+    return PolicyAgent(policy, metadata, stochastic=stochastic, name=str(path))
+
+
+# -- converting a trusted file of the pickled format ------------------------------------------
+
+LEGACY_MODULES = {"agents": "boardgym.agents", "agents.networks": "boardgym.agents.networks"}
+"""Import paths that pickled checkpoints name (boardgym before one namespace) -> today's."""
+
+
+@contextmanager
+def legacy_modules() -> Iterator[None]:
+    """Make the modules that old pickles name importable under their old names, for the
+    duration of the block."""
+    saved = {name: sys.modules.get(name) for name in LEGACY_MODULES}
+    targets = {"boardgym.agents": sys.modules["boardgym.agents"],
+               "boardgym.agents.networks": networks}
+    sys.modules.update({old: targets[new] for old, new in LEGACY_MODULES.items()})
+    try:
+        yield
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+
+
+def sample_positions(game: str, env_kwargs: dict[str, Any], count: int,
+                     seed: int = 0) -> list[Any]:
+    """``count`` positions of ``game`` from seeded random games (no terminal positions)."""
+    module, rng = rules(game), np.random.default_rng(seed)
+    positions: list[Any] = []
+    state = initial_state(game, env_kwargs)
+    while len(positions) < count:
+        if module.is_terminal(state):
+            state = initial_state(game, env_kwargs)
+        positions.append(state)
+        state = module.apply(state, int(rng.choice(np.flatnonzero(module.legal_mask(state)))))
+    return positions
+
+
+def same_logits(first: Any, second: Any, game: str, env_kwargs: dict[str, Any]) -> bool:
+    """Whether two policies give identical action logits on ``COMPARED_POSITIONS`` positions."""
+    module = rules(game)
+    positions = sample_positions(game, env_kwargs, COMPARED_POSITIONS)
+    observations = np.stack([module.observation(state) for state in positions])
+    masks = np.ones((len(positions), board_facts(game, env_kwargs)[1]), dtype=bool)
+    return bool(np.array_equal(masked_logits(first, observations, masks),
+                               masked_logits(second, observations, masks)))
+
+
+def convert(old: str | Path, new: str | Path) -> dict[str, Any]:
+    """Convert a TRUSTED checkpoint of the pickled format (boardgym before format 2) to this
+    format, and check that the new file plays exactly as the old one.
+
+    This unpickles ``old`` (through stable-baselines3's loader): never run it on a file
+    from someone you do not trust.
+
+    Returns:
+        The new file's ``boardgym.json`` record.
+
+    Raises:
+        FileNotFoundError: no file at ``old``.
+        CheckpointError: ``old`` is not an old boardgym checkpoint, or will not load.
+    """
+    from sb3_contrib import MaskablePPO
+
+    record = read_entry(old, METADATA_ENTRY)
+    if record is None:
+        raise CheckpointError(f"{old} is not a boardgym checkpoint (no {METADATA_ENTRY})")
+    if record.get("format_version") == FORMAT_VERSION:
+        raise CheckpointError(f"{old} is already in format {FORMAT_VERSION}; nothing to convert")
+    try:
+        with legacy_modules():
+            model = MaskablePPO.load(old, device="cpu")
+    except Exception as error:  # SB3 raises many kinds on a damaged zip
+        raise CheckpointError(f"{old} does not load as a stable-baselines3 model "
+                              f"({type(error).__name__}: {one_line(str(error))})") from error
+    train_state = read_entry(old, TRAIN_STATE_ENTRY)
+    entries = {} if train_state is None else {
+        TRAIN_STATE_ENTRY: {**train_state, "counters": model_counters(model)}}
+    new = Path(new)
+    draft = new.with_name(f".{new.name}.converted")
+    try:
+        metadata = write_checkpoint(draft, model.policy, record["game"],
+                                    record.get("env_kwargs", {}), model.num_timesteps, entries)
+        policy, _ = load_network(draft)
+        if not same_logits(model.policy, policy, metadata["game"], metadata["env_kwargs"]):
+            raise CheckpointError(f"the converted {old} would not play as the old one; "
+                                  "nothing written")
+        os.replace(draft, new)
+    finally:
+        draft.unlink(missing_ok=True)
+    return metadata
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m boardgym.agents.policy convert OLD NEW``: returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog="python -m boardgym.agents.policy",
+        description="Convert a trusted boardgym checkpoint of the old pickled format "
+                    f"(format {PICKLED_FORMAT}) to the pickle-free format {FORMAT_VERSION}. "
+                    "The old file is unpickled: run this only on files you trust.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    command = commands.add_parser("convert", help="convert OLD (trusted) to NEW")
+    command.add_argument("old", type=Path, help="the old checkpoint (a file you trust)")
+    command.add_argument("new", type=Path, help="where to write the new one (may be OLD)")
+    args = parser.parse_args(argv)
+    try:
+        metadata = convert(args.old, args.new)
+    except (ValueError, OSError) as error:
+        parser.error(one_line(str(error)))
+    print(f"{args.new}: {metadata['game']} checkpoint, format {FORMAT_VERSION}, "
+          f"{metadata['num_timesteps']} steps; plays as {args.old} on {COMPARED_POSITIONS} "
+          "positions")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

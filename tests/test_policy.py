@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch
 
 import boardgym  # noqa: F401
 from boardgym import agents
-from boardgym.agents.policy import CheckpointError, PolicyAgent, load_policy, read_metadata
+from boardgym.agents import policy as checkpoint
+from boardgym.agents.networks import BoardCNN
+from boardgym.agents.policy import (
+    CheckpointError,
+    PolicyAgent,
+    load_network,
+    load_policy,
+    read_metadata,
+    read_tensors,
+)
 from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 from boardgym.train.evaluate import play_match
 
@@ -44,6 +56,131 @@ def test_metadata_names_game_board_and_observation() -> None:
     assert metadata["env_kwargs"] == {"rows": 6, "columns": 7, "connect": 4}
     assert metadata["observation_shape"] == [2, 6, 7]
     assert metadata["n_actions"] == 7
+    assert metadata["format_version"] == checkpoint.FORMAT_VERSION
+    assert metadata["policy"]["features_extractor"] == "BoardCNN"
+    assert read_metadata(SHIPPED["reversi"])["policy"]["class"] == "SymmetricPolicy"
+
+
+@pytest.mark.parametrize("game", sorted(SHIPPED))
+def test_shipped_checkpoints_hold_no_pickle_and_load_from_any_directory(
+        game: str, tmp_path: Path) -> None:
+    with zipfile.ZipFile(SHIPPED[game]) as archive:
+        assert set(archive.namelist()) <= {"boardgym.json", "policy.pth", "policy.optimizer.pth",
+                                           "boardgym_train.json"}
+    code = ("import numpy as np, sys\n"
+            "from boardgym import agents\n"
+            f"agent = agents.make({game!r}, sys.argv[1])\n"
+            "print(type(agent).__name__)")
+    out = subprocess.run([sys.executable, "-c", code, str(SHIPPED[game])], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "PolicyAgent"
+
+
+def test_stable_baselines3_takes_the_weights_without_unpickling() -> None:
+    from sb3_contrib import MaskablePPO
+
+    metadata = read_metadata(SHIPPED["tictactoe"])
+    policy_class, kwargs = checkpoint.policy_arguments(metadata["policy"], "shipped")
+    model = MaskablePPO(policy_class, gym.make("TicTacToe-v0"), policy_kwargs=kwargs, n_steps=8)
+    model.set_parameters(str(SHIPPED["tictactoe"]))
+    network, _ = load_network(SHIPPED["tictactoe"])
+    boards = np.stack([tictactoe.observation(tictactoe.initial_state())] * 2)
+    masks = np.ones((2, 9), dtype=bool)
+    assert np.array_equal(checkpoint.masked_logits(model.policy, boards, masks),
+                          checkpoint.masked_logits(network, boards, masks))
+
+
+def rewrite_record(source: Path, target: Path, change: dict[str, object]) -> Path:
+    """A copy of ``source`` whose architecture record has ``change`` applied."""
+    with zipfile.ZipFile(source) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    record = json.loads(entries["boardgym.json"])
+    record["policy"].update(change)
+    entries["boardgym.json"] = json.dumps(record).encode()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return target
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"class": "os.system"}, "names class 'os.system', which boardgym does not build"),
+    ({"features_extractor": "NatureCNN"}, "names features_extractor 'NatureCNN'"),
+    ({"activation": "builtins.eval"}, "names activation 'builtins.eval'"),
+    ({"features_extractor_kwargs": {"channels": 10 ** 9}}, "channels=1000000000 is not an"),
+    ({"features_extractor_kwargs": {"channels": "32"}}, "is not int"),
+    ({"features_extractor_kwargs": {"observation_space": 1}}, "takes no argument"),
+    ({"net_arch": {"pi": [64], "vf": [64], "x": []}}, "net_arch must be"),
+    ({"share_features_extractor": "yes"}, "not bool"),
+    ({"extra": 1}, "unknown keys ['extra']"),
+])
+def test_an_architecture_off_the_allow_lists_is_refused(change: dict[str, object], message: str,
+                                                        tmp_path: Path) -> None:
+    bad = rewrite_record(SHIPPED["tictactoe"], tmp_path / "bad.zip", change)
+    with pytest.raises(CheckpointError) as error:
+        agents.make("tictactoe", str(bad))
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_weights_of_another_architecture_are_refused(tmp_path: Path) -> None:
+    bad = rewrite_record(SHIPPED["tictactoe"], tmp_path / "bad.zip",
+                         {"net_arch": {"pi": [7], "vf": [7]}})
+    with pytest.raises(CheckpointError, match=r"policy\.pth does not fit the architecture"):
+        load_network(bad)
+
+
+def old_format_checkpoint(path: Path) -> object:
+    """A trusted checkpoint in the pickled format boardgym wrote before format 2 (an SB3
+    ``model.save`` zip plus ``boardgym.json`` version 1); returns its model."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gym.make("TicTacToe-v0"), n_steps=8, seed=0,
+                        policy_kwargs={"net_arch": [16], "features_extractor_class": BoardCNN,
+                                       "features_extractor_kwargs": {"channels": 4,
+                                                                     "blocks": 0,
+                                                                     "features_dim": 16}})
+    model.save(path)
+    record = {"format_version": 1, "game": "tictactoe", "env_kwargs": {},
+              "observation_shape": [2, 3, 3], "n_actions": 9, "algo": "MaskablePPO",
+              "num_timesteps": 0}
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("boardgym.json", json.dumps(record))
+    return model
+
+
+def test_the_old_pickled_format_is_refused_and_converts_when_trusted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = tmp_path / "old.zip"
+    model = old_format_checkpoint(old)
+    with pytest.raises(CheckpointError, match=r"python -m boardgym\.agents\.policy convert"):
+        agents.make("tictactoe", str(old))
+    new = tmp_path / "new.zip"
+    assert checkpoint.main(["convert", str(old), str(new)]) == 0
+    assert "plays as" in capsys.readouterr().out
+    network, metadata = load_network(new)
+    assert metadata["policy"]["class"] == "MaskableActorCriticPolicy"
+    boards = np.stack([tictactoe.observation(tictactoe.initial_state())])
+    masks = np.ones((1, 9), dtype=bool)
+    assert np.array_equal(checkpoint.masked_logits(network, boards, masks),
+                          checkpoint.masked_logits(model.policy, boards, masks))  # type: ignore[attr-defined]
+    assert set(read_tensors(new, "policy.optimizer.pth")) == {"state", "param_groups"}
+    with pytest.raises(SystemExit) as exit_info:
+        checkpoint.main(["convert", str(new), str(tmp_path / "again.zip")])
+    assert exit_info.value.code == 2
+    assert "already in format 2" in capsys.readouterr().err
+
+
+def test_writes_are_atomic_and_leave_no_temporary_file(tmp_path: Path) -> None:
+    network, metadata = load_network(SHIPPED["tictactoe"])
+    target = tmp_path / "copy.zip"
+    checkpoint.write_checkpoint(target, network, "tictactoe", {}, metadata["num_timesteps"])
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.zip"]
+    before = target.read_bytes()
+    network.activation_fn = torch.nn.Hardtanh  # off the allow-list: nothing is written
+    with pytest.raises(ValueError, match="cannot name the activation"):
+        checkpoint.write_checkpoint(target, network, "tictactoe", {}, 0)
+    assert target.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["copy.zip"]
 
 
 def test_checkpoint_path_works_as_spec_and_env_opponent() -> None:

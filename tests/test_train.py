@@ -17,9 +17,17 @@ import yaml
 
 from boardgym import agents
 from boardgym.agents.networks import reversi_moves
-from boardgym.agents.policy import TRAIN_STATE_ENTRY, load_model, read_entry, read_metadata
+from boardgym.agents.policy import (
+    OPTIMIZER_ENTRY,
+    TRAIN_STATE_ENTRY,
+    architecture_of,
+    load_network,
+    read_entry,
+    read_metadata,
+    read_tensors,
+)
 from boardgym.envs.games import game, players, reversi
-from boardgym.train import plot, ppo, selfplay
+from boardgym.train import plot, ppo, runs, selfplay
 from boardgym.train.callbacks import vector_match
 from boardgym.train.config import load_config
 from boardgym.train.environments import env_counts, make_vec_env, sub_env_opponents
@@ -71,8 +79,8 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
 @pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])
 def test_symmetric_policy_trains_saves_and_plays(game: str, tmp_path: Path) -> None:
     run = train_tiny(game, tmp_path, 1024, "--set", "symmetric=true")
-    model = load_model(run / "checkpoints" / "last.zip")
-    assert type(model.policy).__name__ == "SymmetricPolicy"
+    network, metadata = load_network(run / "checkpoints" / "last.zip")
+    assert type(network).__name__ == "SymmetricPolicy" == metadata["policy"]["class"]
     result = play_match(game, str(run / "checkpoints" / "last.zip"), "random", games=4)
     assert result.a_wins + result.b_wins + result.ties == 4
 
@@ -147,7 +155,7 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
 
 
 def test_vector_match_plays_one_whole_game_per_sub_env() -> None:
-    model = load_model(ROOT / "checkpoints" / "tictactoe.zip")
+    model, _ = load_network(ROOT / "checkpoints" / "tictactoe.zip")
     config = load_config("tictactoe")
     for opponent in players.batched_names(game("tictactoe")):
         result = vector_match(model, config, opponent, 64, seed=3)
@@ -155,6 +163,27 @@ def test_vector_match_plays_one_whole_game_per_sub_env() -> None:
         assert result.b_wins == 0 and result.a_wins + result.ties == 64, opponent
     few, many = (vector_match(model, config, "random", games, seed=5) for games in (16, 64))
     assert few.outcomes == many.outcomes[:16] and many.a_wins > 48
+
+
+def test_resume_rebuilds_weights_optimizer_and_counters_from_the_checkpoint(
+        tmp_path: Path) -> None:
+    run_dir = train_tiny("tictactoe", tmp_path, ROLLOUT * 2, "--set", "vectorization=dummy")
+    last = run_dir / "checkpoints" / "last.zip"
+    run, state = runs.open_run(run_dir, {})
+    vec_env = make_vec_env(run.config, run.pool)
+    model = ppo.resumed_model(run, vec_env, state)
+    vec_env.close()
+    saved, metadata = load_network(last)
+    assert architecture_of(model.policy) == metadata["policy"] == \
+        ppo.config_architecture(run.config)
+    for name, tensor in saved.state_dict().items():
+        assert torch.equal(model.policy.state_dict()[name], tensor), name
+    optimizer = read_tensors(last, OPTIMIZER_ENTRY)
+    for index, values in optimizer["state"].items():
+        for key, tensor in values.items():
+            assert torch.equal(model.policy.optimizer.state_dict()["state"][index][key], tensor)
+    assert model.num_timesteps == metadata["num_timesteps"] == ROLLOUT * 2
+    assert model._n_updates == state["counters"]["n_updates"] > 0
 
 
 def test_opponent_mix_splits_envs_by_weight() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -17,7 +18,13 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 
 from boardgym import agents
-from boardgym.agents.policy import PolicyAgent, board_kwargs, checkpoint_metadata, masked_logits
+from boardgym.agents.policy import (
+    PolicyAgent,
+    architecture_of,
+    board_kwargs,
+    checkpoint_metadata,
+    masked_logits,
+)
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.train.config import TrainConfig
@@ -32,8 +39,9 @@ LEARNER = "learner"
 
 def learner_agent(model: BaseAlgorithm, config: TrainConfig) -> PolicyAgent:
     """The model being trained as an ``Agent`` (masked argmax)."""
-    metadata = checkpoint_metadata(config.game, config.env_kwargs, model.num_timesteps)
-    return PolicyAgent(model, metadata, name=LEARNER)
+    metadata = checkpoint_metadata(config.game, config.env_kwargs, model.num_timesteps,
+                                   architecture_of(model.policy))
+    return PolicyAgent(model.policy, metadata, name=LEARNER)
 
 
 def match(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
@@ -49,9 +57,10 @@ def win_rate(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.A
     return match(model, config, opponent, games, seed).a_win_rate
 
 
-def vector_match(model: BaseAlgorithm, config: TrainConfig, opponent: str, games: int,
+def vector_match(policy: Any, config: TrainConfig, opponent: str, games: int,
                  seed: int) -> MatchResult:
-    """The learner against the batched player ``opponent`` over ``games`` games played side
+    """The learner ``policy`` (a model's ``policy``, or ``agents.policy.load_network``'s)
+    against the batched player ``opponent`` over ``games`` games played side
     by side on the vector env, one forward pass a turn for all of them.
 
     Sub-env ``i`` is seeded ``seed + i`` and plays one game (its first player drawn at random);
@@ -66,7 +75,7 @@ def vector_match(model: BaseAlgorithm, config: TrainConfig, opponent: str, games
     winners = np.zeros(games, dtype=np.int64)
     done = np.zeros(games, dtype=bool)
     while not done.all():
-        actions = masked_logits(model.policy, obs, info["action_mask"]).argmax(axis=1)
+        actions = masked_logits(policy, obs, info["action_mask"]).argmax(axis=1)
         obs, _, terminated, truncated, info = venv.step(actions)
         ended = (terminated | truncated) & ~done
         winners[ended] = info["winner"][ended]
@@ -139,7 +148,7 @@ class RunCallback(BaseCallback):
                            config.seed)
             return MatchResult(result.game, LEARNER, spec, result.games, result.a_wins,
                                result.b_wins, result.ties, result.seconds, result.outcomes)
-        return vector_match(self.model, config, spec, config.eval_games, config.seed)
+        return vector_match(self.model.policy, config, spec, config.eval_games, config.seed)
 
     def evaluate(self) -> dict[str, float]:
         """Win and loss rates against the eval opponents: logged, saved to ``eval.json``;
@@ -169,7 +178,7 @@ class RunCallback(BaseCallback):
     def checkpoint(self) -> None:
         """Write ``last.zip`` atomically with everything ``--resume`` needs."""
         self.run.elapsed = self.wall_time()
-        state = self.run.train_state(self.training_env)
+        state = self.run.train_state(self.model, self.training_env)
         save_checkpoint(self.model, self.run.last, self.run.config.game,
                         self.run.config.env_kwargs, state)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,16 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
-from boardgym.agents.networks import BoardCNN, SymmetricPolicy, reversi_moves
-from boardgym.agents.policy import board_kwargs
+from boardgym.agents.networks import reversi_moves
+from boardgym.agents.policy import (
+    OPTIMIZER_ENTRY,
+    POLICY_ENTRY,
+    board_kwargs,
+    load_state,
+    policy_arguments,
+    read_metadata,
+    read_tensors,
+)
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi
 from boardgym.train.callbacks import Hook, RunCallback
@@ -74,22 +83,32 @@ def check_mobility(config: TrainConfig) -> None:
                          "use --set mobility=false")
 
 
-def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) -> MaskablePPO:
-    """A fresh MaskablePPO with the ``BoardCNN`` extractor, as ``config`` says (the
-    ``SymmetricPolicy`` when ``config.symmetric``)."""
-    policy_kwargs = {
-        "features_extractor_class": BoardCNN,
+def config_architecture(config: TrainConfig) -> dict[str, Any]:
+    """The architecture record (``agents.policy.architecture_of``) of ``config``'s policy:
+    ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, SB3's Tanh heads."""
+    return {
+        "class": "SymmetricPolicy" if config.symmetric else "MaskableActorCriticPolicy",
+        "features_extractor": "BoardCNN",
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
                                       "features_dim": config.features_dim,
                                       "mobility": config.mobility},
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
+        "activation": "Tanh",
+        "share_features_extractor": True,
     }
+
+
+def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
+                architecture: dict[str, Any] | None = None) -> MaskablePPO:
+    """A fresh MaskablePPO with ``config``'s hyperparameters and the policy of
+    ``architecture`` (a checkpoint's record; default ``config_architecture(config)``)."""
+    policy_class, policy_kwargs = policy_arguments(
+        architecture or config_architecture(config), "the config")
     learning_rate: float | LinearSchedule = config.learning_rate
     if config.lr_schedule == "linear":
         learning_rate = LinearSchedule(config.learning_rate, 0.0, 1.0)
-    policy = SymmetricPolicy if config.symmetric else "MlpPolicy"
     return MaskablePPO(
-        policy, vec_env, learning_rate=learning_rate, n_steps=config.n_steps,
+        policy_class, vec_env, learning_rate=learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
@@ -98,14 +117,30 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None) 
 
 
 def resumed_model(run: Run, vec_env: VecEnv, resume_state: dict[str, Any]) -> MaskablePPO:
-    """The model of ``run``'s last checkpoint on ``vec_env``, its RNG streams restored."""
-    model = MaskablePPO.load(run.last, env=vec_env, device="cpu",
-                             tensorboard_log=str(run.tensorboard))
-    vec_env.reset()  # consumes the seeds that load() set; the restored streams go on
+    """The model of ``run``'s last checkpoint on ``vec_env``, rebuilt without unpickling:
+    the policy from the checkpoint's record, its weights and optimizer state (tensors
+    only), step count and counters from JSON; its RNG streams restored."""
+    metadata = read_metadata(run.last)
+    model = build_model(run.config, vec_env, run.tensorboard, metadata["policy"])
+    for module, entry in ((model.policy, POLICY_ENTRY),
+                          (model.policy.optimizer, OPTIMIZER_ENTRY)):
+        load_state(module, read_tensors(run.last, entry), run.last, entry)
+    restore_counters(model, metadata["num_timesteps"], resume_state["counters"])
+    vec_env.reset()  # consumes the seeds that the model's construction set
     set_rng_state(vec_env, resume_state["rng"], run.config.seed, model.num_timesteps)
     model._last_obs = vec_env.reset()  # type: ignore[assignment]  # SB3 has no setter
     model._last_episode_starts = np.ones(vec_env.num_envs, dtype=bool)
     return model
+
+
+def restore_counters(model: MaskablePPO, num_timesteps: int, counters: dict[str, Any]) -> None:
+    """Set ``model``'s step count and the counters saved by ``agents.policy.model_counters``
+    (SB3 has no setters for them)."""
+    model.num_timesteps = num_timesteps
+    model._n_updates = counters["n_updates"]
+    model._episode_num = counters["episode_num"]
+    model.ep_info_buffer = deque(counters["ep_info_buffer"], maxlen=model._stats_window_size)
+    model.ep_success_buffer = deque(maxlen=model._stats_window_size)
 
 
 # -- training loop ---------------------------------------------------------------------------

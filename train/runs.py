@@ -30,12 +30,16 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from boardgym.agents.policy import (
+    OPTIMIZER_ENTRY,
     TRAIN_STATE_ENTRY,
+    CheckpointError,
     check_game,
-    checkpoint_metadata,
+    load_network,
+    model_counters,
     read_entry,
     read_metadata,
-    write_entries,
+    read_tensors,
+    write_checkpoint,
 )
 from boardgym.envs.games import canonical_name
 from boardgym.train.config import TrainConfig, load_config, read_yaml
@@ -47,6 +51,8 @@ CHECKPOINTS = "checkpoints"
 LAST, BEST = "last.zip", "best.zip"
 CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
 TENSORBOARD_DIR = "tb"
+TRAIN_STATE_KEYS = ("algo", "pool", "history", "elapsed", "best_score", "rng", "counters")
+"""The keys of a checkpoint's training state (``Run.train_state``)."""
 RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
                             "checkpoint_every", "torch_threads", "snapshot_every",
                             "snapshot_margin", "league_games", "max_snapshots"})
@@ -74,21 +80,10 @@ def save_config(config: TrainConfig, path: Path) -> None:
 
 def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dict[str, Any],
                     train_state: dict[str, Any] | None = None) -> None:
-    """Save ``model`` with its boardgym record (and ``train_state``) to ``path`` atomically.
-
-    The zip is written to a temporary file in the same folder, flushed to disk and renamed
-    over ``path``.
-    """
-    tmp = path.with_name(f".{path.stem}.tmp.zip")
-    model.save(tmp)
-    entries: dict[str, Any] = {"boardgym.json": checkpoint_metadata(game, env_kwargs,
-                                                                      model.num_timesteps)}
-    if train_state is not None:
-        entries[TRAIN_STATE_ENTRY] = train_state
-    write_entries(tmp, entries)
-    with tmp.open("rb") as file:
-        os.fsync(file.fileno())
-    os.replace(tmp, path)
+    """Save ``model``'s policy and optimizer with its boardgym record (and ``train_state``)
+    to ``path`` atomically, in the pickle-free format of ``agents.policy``."""
+    entries = None if train_state is None else {TRAIN_STATE_ENTRY: train_state}
+    write_checkpoint(path, model.policy, game, env_kwargs, model.num_timesteps, entries)
 
 
 # -- RNG streams -----------------------------------------------------------------------------
@@ -175,11 +170,12 @@ class Run:
         """The TensorBoard log folder."""
         return self.directory / TENSORBOARD_DIR
 
-    def train_state(self, vec_env: VecEnv) -> dict[str, Any]:
-        """What ``--resume`` restores besides the model (saved inside each checkpoint)."""
+    def train_state(self, model: BaseAlgorithm, vec_env: VecEnv) -> dict[str, Any]:
+        """What ``--resume`` restores besides the weights, optimizer and step count of
+        ``model`` (saved inside each checkpoint): plain JSON data."""
         return {"algo": self.algo, "pool": self.pool.to_dict(), "history": self.history,
                 "elapsed": self.elapsed, "best_score": self.best_score,
-                "rng": rng_state(vec_env)}
+                "rng": rng_state(vec_env), "counters": model_counters(model)}
 
 
 def run_folder_name(game: str, algo: str, seed: int) -> str:
@@ -248,15 +244,33 @@ def open_run(directory: Path, overrides: dict[str, Any],
     last = directory / CHECKPOINTS / LAST
     if not last.is_file():
         raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
-    check_game(read_metadata(last), config.game, last)
-    state = read_entry(last, TRAIN_STATE_ENTRY)
-    if state is None:
-        raise ValueError(f"{last} has no training state; it cannot be resumed")
+    state = read_resume_state(last, config.game)
     pool = OpponentPool.from_dict(config.game, state["pool"])
     save_config(config, directory / CONFIG_FILE)
     run = Run(config, directory, pool, state["history"], state["elapsed"],
               state["best_score"], algo=state["algo"])
     return run, state
+
+
+def read_resume_state(last: Path, game: str) -> dict[str, Any]:
+    """The training state of checkpoint ``last``, after checking all of it: record, weights,
+    optimizer state (nothing unpickled) and the state's keys.
+
+    Raises:
+        FileNotFoundError, CheckpointError: a checkpoint that cannot be resumed (the
+            message says why).
+    """
+    check_game(read_metadata(last), game, last)
+    load_network(last)
+    read_tensors(last, OPTIMIZER_ENTRY)
+    state = read_entry(last, TRAIN_STATE_ENTRY)
+    if state is None:
+        raise CheckpointError(f"{last} has no training state; it cannot be resumed")
+    missing = [key for key in TRAIN_STATE_KEYS if key not in state]
+    if missing:
+        raise CheckpointError(f"{last}: its training state lacks {', '.join(missing)}; it "
+                              "cannot be resumed (start a new run)")
+    return state
 
 
 def check_resume_changes(saved: TrainConfig, config: TrainConfig, game: str | None) -> None:
