@@ -15,6 +15,7 @@ working directory is never loaded.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -36,13 +37,21 @@ def is_checkpoint_spec(spec: str) -> bool:
     return spec.endswith(CHECKPOINT_SUFFIXES) or any(sep in spec for sep in PATH_SEPARATORS)
 
 
-def _load_checkpoint(record: Game, spec: str) -> Agent | None:
-    """The player of the checkpoint ``spec`` names, or None when ``spec`` is no path."""
+def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any],
+                     stochastic: bool = False) -> Agent | None:
+    """The player of the checkpoint ``spec`` names, checked at load to fit the board of
+    ``options``; None when ``spec`` is no path.
+
+    Raises:
+        CheckpointError: a checkpoint of another game or board (or a bad file).
+    """
     if not is_checkpoint_spec(spec):
         return None
     from boardgym.agents.policy import load_policy  # heavy (torch): imported only when needed
 
-    return load_policy(spec, record.name)
+    agent = load_policy(spec, record.name, stochastic=stochastic)
+    agent.check_board(record.rules.initial_state(**options))
+    return agent
 
 
 def _legal_moves(record: Game, arg: str | None) -> Candidates:
@@ -70,7 +79,8 @@ def names(game: str) -> list[str]:
     return list(players.entries(game_record(game)))
 
 
-def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False) -> Agent:
+def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False,
+         options: Mapping[str, Any] | None = None) -> Agent:
     """The player ``spec`` describes for ``game``.
 
     Args:
@@ -79,6 +89,8 @@ def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False) -> Ag
             ``Agent``, which is returned as it is.
         stochastic: a checkpoint samples its moves from the policy instead of playing the
             masked argmax (named players ignore it).
+        options: the board options of the games it will play (a checkpoint is checked to fit
+            that board at load); the default board when None.
 
     Raises:
         ValueError: unknown game or player (the message lists the names), or a bad argument
@@ -88,10 +100,8 @@ def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False) -> Ag
     record = game_record(game)
     if stochastic and isinstance(spec, str) and spec.partition(":")[0] not in names(record.name) \
             and is_checkpoint_spec(spec):
-        from boardgym.agents.policy import load_policy
-
-        return load_policy(spec, record.name, stochastic=True)
-    return players.make(record, spec)
+        return _load_checkpoint(record, spec, options or {}, stochastic=True)  # type: ignore[return-value]
+    return players.make(record, spec, options)
 
 
 __all__ = ["Agent", "is_checkpoint_spec", "make", "names"]

@@ -200,7 +200,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     @opponent.setter
     def opponent(self, spec: Any) -> None:
-        self._opponent = players.make(self.record, spec)
+        self._opponent = players.make(self.record, spec, self.settings.options)
         self.opponent_spec = spec
 
     def __getstate__(self) -> dict[str, Any]:

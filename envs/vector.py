@@ -182,8 +182,8 @@ class _Opponent:
         ValueError: the player registry does not know ``spec`` (from ``players.make``).
     """
 
-    def __init__(self, record: Game, spec: Any) -> None:
-        self.record, self.spec = record, spec
+    def __init__(self, record: Game, spec: Any, options: dict[str, Any]) -> None:
+        self.record, self.spec, self.options = record, spec, options
         self._make()
         if self.single is not None:
             gym.logger.warn(
@@ -192,12 +192,13 @@ class _Opponent:
 
     def _make(self) -> None:
         self.batched = players.make_batched(self.record, self.spec)
-        self.single = None if self.batched is not None else players.make(self.record, self.spec)
+        self.single = None if self.batched is not None else \
+            players.make(self.record, self.spec, self.options)
 
     def __getstate__(self) -> dict[str, Any]:
         """A named opponent is kept as its spec (see ``turn_based.is_named_player``)."""
         if is_named_player(self.record, self.spec):
-            return {"record": self.record, "spec": self.spec}
+            return {"record": self.record, "spec": self.spec, "options": self.options}
         return self.__dict__.copy()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -442,7 +443,7 @@ class BoardVectorEnv(VectorEnv):
         for number, group in enumerate(self._groups):
             if group.spec is spec or (isinstance(spec, str) and group.spec == spec):
                 return number
-        self._groups.append(_Opponent(self.record, spec))
+        self._groups.append(_Opponent(self.record, spec, self.settings.options))
         return len(self._groups) - 1
 
     def _assign(self, index: np.ndarray, specs: Sequence[Any]) -> None:

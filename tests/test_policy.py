@@ -9,6 +9,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -283,3 +284,15 @@ def test_a_checkpoint_is_loaded_once_per_process_until_it_changes(tmp_path: Path
     copy.write_bytes(SHIPPED["tictactoe"].read_bytes())  # rewritten: read again
     os.utime(copy, ns=(0, 0))
     assert agents.make("tictactoe", str(copy)) is not first
+
+
+@pytest.mark.parametrize("make", [
+    lambda path: gym.make("FourInARow-v0", rows=7, opponent=path),
+    lambda path: gym.make_vec("FourInARow-v0", num_envs=2, rows=7, opponent=path,
+                              vectorization_mode="vector_entry_point"),
+    lambda path: agents.make("four_in_a_row", path, options={"rows": 7}),
+])
+def test_a_checkpoint_for_another_board_is_refused_at_load(make: Any) -> None:
+    """The board is checked when the opponent is built, not at its first move."""
+    with pytest.raises(CheckpointError, match="trained on a four_in_a_row board"):
+        make(str(SHIPPED["four_in_a_row"]))

@@ -12,7 +12,7 @@ with ``game=None``, for every game (``random``, ``alphabeta``, ``mcts``). A play
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -44,8 +44,10 @@ PlayerFactory = Callable[[Game, "str | None"], Agent]
 Raises ``ValueError`` for a bad argument."""
 BatchedFactory = Callable[[Game, "str | None"], "BatchedPlayer | None"]
 """Builds the batched twin, or returns None where that argument has none."""
-Loader = Callable[[Game, str], "Agent | None"]
-"""Builds a player from a spec that is not a name (a checkpoint path), or returns None."""
+Loader = Callable[[Game, str, Mapping[str, Any]], "Agent | None"]
+"""Builds a player from a spec that is not a name (a checkpoint path) for a game on the board
+of the given board options, or returns None. Raises ValueError for a player that cannot play
+that board (checked at load, not at its first move)."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,9 @@ def _split(spec: str) -> tuple[str, str | None]:
     return name, (arg if colon else None)
 
 
-def make(record: Game, spec: Any) -> Agent:
-    """The player ``spec`` names for ``record``'s game; an ``Agent`` is returned as it is.
+def make(record: Game, spec: Any, options: Mapping[str, Any] | None = None) -> Agent:
+    """The player ``spec`` names for ``record``'s game on the board of ``options`` (the game's
+    board options; default board when None); an ``Agent`` is returned as it is.
 
     Built-in names win over everything else, then the loaders are asked in turn.
 
@@ -102,7 +105,7 @@ def make(record: Game, spec: Any) -> Agent:
     if name in known:
         return known[name].factory(record, arg)
     for loader in _LOADERS:
-        agent = loader(record, spec)
+        agent = loader(record, spec, options or {})
         if agent is not None:
             return agent
     if not known:
