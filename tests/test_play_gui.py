@@ -24,8 +24,12 @@ from boardgym.train import play  # noqa: E402
 from boardgym.train.play_flow import QuitGame  # noqa: E402
 from boardgym.train.play_window import (  # noqa: E402
     HINT_COLOUR,
+    LAST_MOVE_COLOUR,
     WIN_LINE,
     GameWindow,
+    NoDisplayError,
+    check_display_named,
+    check_driver,
     winning_line,
 )
 
@@ -244,11 +248,70 @@ def test_winning_line_finds_the_longest_run_of_stones() -> None:
     assert winning_line(np.eye(2, dtype=np.uint8)) is None  # two in a row is no line
 
 
-def test_no_display_is_one_line_and_exit_code_2() -> None:
-    env = {**os.environ, "SDL_VIDEODRIVER": "no_such_driver"}
+NO_DISPLAY_VARIABLES = ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY")
+
+
+@pytest.mark.parametrize("display", [
+    {"SDL_VIDEODRIVER": "no_such_driver"},
+    {},  # nothing set: SDL would fall back to an invisible window and wait forever
+    {"DISPLAY": ":987"},  # a display that is not there: SDL falls back likewise
+])
+def test_no_display_is_one_line_and_exit_code_2(display: dict[str, str]) -> None:
+    env = {key: value for key, value in os.environ.items() if key not in NO_DISPLAY_VARIABLES}
     completed = subprocess.run([sys.executable, "-m", "boardgym", "play", "tictactoe", "--gui",
                                 "--opponent", "random"], capture_output=True, text=True,
-                               env=env, cwd=ROOT, timeout=120)
+                               env={**env, **display}, cwd=ROOT, timeout=120)
     assert completed.returncode == 2
     assert completed.stderr.count("\n") == 1
     assert "no display found" in completed.stderr and "drop --gui" in completed.stderr
+
+
+def test_display_checks_allow_what_was_asked_for() -> None:
+    check_display_named({}, "darwin")  # macOS and Windows windows need no DISPLAY
+    check_display_named({"SDL_VIDEODRIVER": "dummy"}, "linux")
+    check_display_named({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    with pytest.raises(NoDisplayError, match="drop --gui"):
+        check_display_named({"DISPLAY": ""}, "linux")
+    check_driver("dummy", "dummy")
+    check_driver("x11", None)
+    with pytest.raises(NoDisplayError, match="no display found"):
+        check_driver("offscreen", None)
+
+
+def edge_pixel(win: GameWindow, cell: int, tmp_path: Path) -> tuple[int, int, int]:
+    """The saved frame's colour just inside the left edge of board ``cell``, halfway down."""
+    x, y = win.layout.cell_corner(cell)
+    return saved_pixel(win, (x + 1, y + win.layout.cell // 2), tmp_path)
+
+
+def test_the_last_move_is_framed(window, tmp_path) -> None:
+    win = window("reversi", "--opponent", "random", "--side", "x", "--first", "you")
+    run_until(win, settled(win))
+    d3 = 19
+    assert edge_pixel(win, d3, tmp_path) != LAST_MOVE_COLOUR  # no move yet
+    click(centre(win, d3))
+    run_until(win, lambda: win.animation is not None)
+    win.frame([])
+    assert edge_pixel(win, d3, tmp_path) != LAST_MOVE_COLOUR  # not while the discs turn
+    run_until(win, lambda: win.animation is None)
+    assert edge_pixel(win, d3, tmp_path) == LAST_MOVE_COLOUR
+    run_until(win, lambda: win.round.human_to_move and win.animation is None)
+    last = win.round.last
+    assert last is not None and last.action != d3
+    assert edge_pixel(win, win.view.cell(last.before, last.action), tmp_path) \
+        == LAST_MOVE_COLOUR
+    assert edge_pixel(win, d3, tmp_path) != LAST_MOVE_COLOUR
+    four = window("four_in_a_row", "--opponent", "random", "--side", "red", "--first", "you")
+    run_until(four, settled(four))
+    click(centre(four, 2))
+    run_until(four, lambda: four.animation is None and not four.round.human_to_move)
+    bottom = (four.layout.rows - 1) * four.layout.cols + 2  # framed where the token landed
+    assert edge_pixel(four, bottom, tmp_path) == LAST_MOVE_COLOUR
+
+
+def test_reversi_window_ends_with_the_margin(window) -> None:
+    win = window("reversi", "--opponent", "random", "--side", "o", "--first", "you")
+    # .obf text names the rules' first player X; here that is the person, who plays O
+    win.round.state = reversi.parse("X" * 44 + "O" * 20 + " X")
+    win.frame([])
+    assert win.status_text() == "O wins. You beat the computer by 24 points!"

@@ -4,6 +4,7 @@ a scripted in-process game for Reversi's announced pass."""
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -12,7 +13,18 @@ import pytest
 
 from boardgym.envs.games import game, reversi
 from boardgym.train import play, play_terminal
-from boardgym.train.play_flow import BoardView, Options, QuitGame
+from boardgym.train.play_flow import (
+    LAST_COLUMN_MARK,
+    LAST_ROW_MARK,
+    PAUSE_PROMPT,
+    BoardView,
+    Options,
+    QuitGame,
+    Round,
+    Seats,
+    margin_text,
+    result_text,
+)
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -20,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 20
 PROMPT = r"Your move \((X|O|red|yellow)\): "
 AGAIN = r"Play again\? \(yes or no\): "
-REVERSI_ROW = re.compile(r"^([1-8])\|(.{8})\|\1\r?$", re.MULTILINE)
+REVERSI_ROW = re.compile(r"^([1-8])\|(.{8})\|\1(?: <)?\r?$", re.MULTILINE)
+MARGIN = (r"(You beat the computer by \d+ points?!|You lost\. The computer beat you by \d+ "
+          r"points?\.|The game was a tie!)")
 
 
 def spawn(*args: str) -> pexpect.spawn:
@@ -63,7 +77,7 @@ def test_reversi_full_game_with_hints_both_move_styles_and_play_again_no() -> No
         child.sendline(letter_style if moves % 2 else move)
         moves += 1
     end = child.before
-    assert re.search(r"X: \d+  O: \d+\. (X wins|O wins|It's a tie)", end)
+    assert re.search(r"X: \d+  O: \d+\. ((X|O) wins\. )?" + MARGIN, end)
     assert re.search(r"Scoreboard after 1 round: you \(X\) \d win", end)
     assert moves >= 10
     child.sendline("no")
@@ -131,7 +145,9 @@ def test_four_in_a_row_full_game_to_the_end() -> None:
     while child.expect([PROMPT, AGAIN]) == 0:
         column = column % 7 + 1  # the next column, also after "column n is not legal"
         child.sendline(str(column))
-    assert re.search(r"(red wins|yellow wins|It's a tie)", child.before)
+    assert re.search(r"((red|yellow) wins\. (You win!|You lose to random\.)|It's a tie\.)",
+                     child.before)
+    assert "black" not in child.before.lower()
     assert "Scoreboard after 1 round: you (yellow)" in child.before
     child.sendline("no")
     finish(child)
@@ -232,3 +248,102 @@ def test_bad_arguments_name_the_fix(args: list[str], message: str, capsys) -> No
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def last_move_mark(board: str) -> tuple[str, int]:
+    """The line ending in ``LAST_ROW_MARK`` and the character column of ``LAST_COLUMN_MARK``
+    on a text board."""
+    lines = board.rstrip("\n").split("\n")
+    marked = [line for line in lines if line.endswith(LAST_ROW_MARK)]
+    assert len(marked) == 1 and lines[-1].lstrip().startswith(LAST_COLUMN_MARK)
+    return marked[0], lines[-1].index(LAST_COLUMN_MARK)
+
+
+def test_reversi_last_move_is_marked_where_its_algebraic_name_says() -> None:
+    typed = iter(["34", "quit"])  # c4 typed as the seed game's column-then-row digits
+    out: list[str] = []
+    options = Options("reversi", "scripted", 0, "you", {}, False, 0)
+    terminal = play_terminal.Terminal(options, Scripted([20]), np.random.default_rng(0),
+                                      read=lambda prompt: next(typed), write=out.append)
+    with pytest.raises(QuitGame):
+        terminal.run()
+    assert "O (scripted) plays e3." in out
+    boards = [text for text in out if LAST_COLUMN_MARK in text]
+    for board, (square, disc) in zip(boards, [("c4", "X"), ("e3", "O")], strict=True):
+        ruler = board.split("\n")[0]
+        row, column = last_move_mark(board)
+        assert ruler == "  abcdefgh"  # the record's Style labels the columns
+        assert row.startswith(f"{square[1]}|") and ruler[column] == square[0]
+        assert row[column] == disc and board.rstrip().endswith(f"last move: {square}")
+
+
+@pytest.mark.parametrize(("name", "config", "actions", "cell", "mark"), [
+    ("four_in_a_row", {}, [3, 3], 4 * 7 + 3, "O"),  # the second token lands on the first
+    ("tictactoe", {}, [4, 0], 0, "O"),
+])
+def test_last_move_marker_stands_on_the_cell_played(name: str, config: dict[str, int],
+                                                     actions: list[int], cell: int,
+                                                     mark: str) -> None:
+    view = BoardView(game(name), config)
+    round_ = Round(game(name), config, Seats(0, 0))
+    for action in actions:
+        round_.play(action)
+    board = view.text(round_.state, last=round_.last)
+    row, column = last_move_mark(board)
+    assert row[column] == mark
+    unmarked = board.replace(f"{LAST_ROW_MARK}\n", "\n").rstrip("\n").rsplit("\n", 1)[0]
+    assert view.text(round_.state) == unmarked + "\n"  # the marks are all that was added
+    assert view.cell_position(round_.state, cell)[1] == column
+
+
+@pytest.mark.parametrize(("position", "human_side", "line"), [
+    ("X" * 40 + "O" * 24 + " X", 0, "X: 40  O: 24. X wins. You beat the computer by 16 points!"),
+    ("X" * 40 + "O" * 24 + " X", 1,
+     "X: 40  O: 24. X wins. You lost. The computer beat you by 16 points."),
+    ("X" * 32 + "O" * 32 + " X", 0, "X: 32  O: 32. The game was a tie!"),
+    ("X" * 33 + "O" * 31 + " X", 1,
+     "X: 33  O: 31. X wins. You lost. The computer beat you by 2 points."),
+])
+def test_scored_games_end_with_the_reversegam_margin(position: str, human_side: int,
+                                                       line: str) -> None:
+    record = game("reversi")
+    view = BoardView(record, {})
+    round_ = Round(record, {}, Seats(human_side, human_side))
+    view.seats = round_.seats
+    round_.state = reversi.parse(position)
+    assert result_text(view, round_, "random") == line
+    assert margin_text(view, round_) in line
+
+
+def test_pause_waits_for_enter_before_each_computer_move() -> None:
+    child = spawn("tictactoe", "--opponent", "random", "--seed", "3", "--side", "o",
+                  "--first", "computer", "--pause")
+    child.expect(re.escape(PAUSE_PROMPT))
+    assert "plays" not in child.before
+    child.sendline("")
+    child.expect(r"X \(random\) plays cell \d\.")
+    child.expect(PROMPT)
+    child.sendline(next(n for n in "123456789"
+                        if f"cell {n}" not in child.before))
+    child.expect(re.escape(PAUSE_PROMPT))
+    child.sendline("quit")
+    finish(child)
+
+
+def test_help_documents_pause_and_the_opponent_specs() -> None:
+    text = play.parser().format_help()
+    for phrase in ("--pause", "Press Enter to see the computer's move.", "alphabeta:DEPTH",
+                   "mcts:SIMULATIONS", "checkpoint path", "red or yellow"):
+        assert phrase in " ".join(text.split()), phrase
+
+
+def test_output_closed_early_ends_quietly() -> None:
+    child = subprocess.Popen([sys.executable, "-m", "boardgym", "play", "reversi", "--opponent",
+                              "random", "--side", "x", "--first", "you"], cwd=ROOT,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().startswith("Welcome to Reversi!")
+    child.stdout.close()  # like `boardgym play ... | head -1`
+    _, err = child.communicate("hints\n" * 200 + "quit\n", timeout=TIMEOUT * 3)
+    assert child.returncode == play.EXIT_BROKEN_PIPE and err == ""

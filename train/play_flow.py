@@ -5,7 +5,8 @@ Everything about a game comes from its ``Game`` record: the side names
 (``record.side_names``), the move names (``record.action_name``: ``e3``, ``column 4``,
 ``cell 5``), whether it ends with a disc count (``record.scored``) and the board drawing
 (``envs.render``). What a move does on the board is read from the rules: the cell it fills,
-the discs it turns over.
+the discs it turns over. The last move is marked on the text board (``<`` after its row, ``^``
+under its column) and a game with a disc count ends with the classic Reversegam margin line.
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ HINT_MARK = "."
 NUMPAD_SIDE = 3
 """``--numpad`` numbers the cells of a 3x3 board like a keyboard's numpad (7 8 9 on top)."""
 FIRST_CHOICES = ("random", "you", "computer")
+LAST_ROW_MARK = " <"
+"""Follows the text board's row holding the last move."""
+LAST_COLUMN_MARK = "^"
+"""Stands under the text board's column holding the last move."""
+PROBE = "\0"
+"""A character no text board draws: shows where a cell is drawn (``BoardView.cell_position``)."""
+PAUSE_PROMPT = "Press Enter to see the computer's move."
 
 
 class QuitGame(Exception):
@@ -48,6 +56,7 @@ class Options:
         config: the board options (``initial_state`` keyword arguments).
         numpad: a 3x3 board's cells numbered like a keyboard's numpad.
         seed: seed of the random generator (first player draws, the agent's tie-breaks).
+        pause: in the terminal, wait for Enter before each computer move (``PAUSE_PROMPT``).
     """
 
     game: str
@@ -57,6 +66,7 @@ class Options:
     config: dict[str, int] = field(default_factory=dict)
     numpad: bool = False
     seed: int | None = None
+    pause: bool = False
 
     @property
     def record(self) -> Game:
@@ -98,11 +108,13 @@ class Move:
 
 
 class Round:
-    """One game of a match: the position, and the seats of the person and the computer."""
+    """One game of a match: the position, the seats of the person and the computer, and the
+    last move played (``last``, None before the first)."""
 
     def __init__(self, record: Game, config: dict[str, int], seats: Seats) -> None:
         self.rules, self.seats = record.rules, seats
         self.state = self.rules.initial_state(**config)
+        self.last: Move | None = None
 
     @property
     def over(self) -> bool:
@@ -119,7 +131,8 @@ class Round:
         before = self.state
         self.state = self.rules.apply(before, action)
         repeat = self.state.to_move == before.to_move and not self.over
-        return Move(before, action, self.state, 1 - before.to_move if repeat else None)
+        self.last = Move(before, action, self.state, 1 - before.to_move if repeat else None)
+        return self.last
 
     def winner(self) -> int | None:
         """The rules player who won, or None for a tie (once over)."""
@@ -257,19 +270,54 @@ class BoardView:
         planes = first_planes(self.record, state)
         return planes if self.seats.first_side_player == 0 else planes[::-1]
 
-    def text(self, state: Any, hints: bool = False) -> str:
-        """The text board; with ``hints``, the legal moves marked on their empty cells."""
+    def text(self, state: Any, hints: bool = False, last: Move | None = None) -> str:
+        """The text board; with ``hints``, the legal moves marked on their empty cells; with
+        ``last`` (the move that led to ``state``), that move marked: ``LAST_ROW_MARK`` after
+        its row and a line below the board with ``LAST_COLUMN_MARK`` under its column and
+        the move's name.
+
+        Example (Reversi, the last move d3)::
+
+              abcdefgh
+             +--------+
+            1|        |1
+            2|        |2
+            3|   X    |3 <
+            ...
+              abcdefgh
+                 ^ last move: d3
+        """
         labels = {self.cell(state, a): self.hint_label(a) for a in self.legal(state)} \
             if hints else {}
-        return render.ansi_labelled(self.record, self.planes(state), labels)
+        board = render.ansi_labelled(self.record, self.planes(state), labels)
+        if last is None:
+            return board
+        line, column = self.cell_position(state, self.cell(last.before, last.action))
+        lines = board.rstrip("\n").split("\n")
+        lines[line] += LAST_ROW_MARK
+        lines.append(f"{' ' * column}{LAST_COLUMN_MARK} last move: {self.move_name(last.action)}")
+        return "\n".join(lines) + "\n"
+
+    def cell_position(self, state: Any, cell: int) -> tuple[int, int]:
+        """The line and the character column where board ``cell`` is drawn in ``text(state)``
+        (found by drawing the board with ``PROBE`` on that cell, emptied)."""
+        planes = self.planes(state).copy()
+        planes[(slice(None), *divmod(cell, self.cols))] = 0
+        probe = render.ansi_labelled(self.record, planes, {cell: PROBE}).split("\n")
+        line = next(k for k, text in enumerate(probe) if PROBE in text)
+        return line, probe[line].index(PROBE)
+
+    def counts(self, state: Any) -> list[int]:
+        """The stones of each side name on the board (first side name first)."""
+        return [int(count) for count in self.planes(state).reshape(2, -1).sum(axis=1)]
 
     def score_text(self, state: Any) -> str:
         """``X: 3  O: 2`` for games that end with a disc count; empty for the others."""
         if not self.record.scored:
             return ""
-        counts = self.planes(state).reshape(2, -1).sum(axis=1)
         return "  ".join(f"{name}: {count}" for name, count in zip(self.record.side_names,
-                                                                  counts, strict=True))
+                                                                  self.counts(state),
+                                                                  strict=True))
 
     def legal(self, state: Any) -> list[int]:
         """The legal actions of the side to move."""
@@ -335,11 +383,32 @@ def verdict(round_: Round, opponent: str) -> str:
     return "You win!" if winner == round_.seats.human_player else f"You lose to {opponent}."
 
 
-def result_text(view: BoardView, round_: Round, opponent: str) -> str:
-    """The end of a round in words: the score (scored games), which side won, the verdict."""
+def margin_text(view: BoardView, round_: Round) -> str:
+    """The end of a game with a disc count (``record.scored``) as the classic Reversegam says
+    it: ``You beat the computer by N points!``, ``You lost. The computer beat you by N
+    points.`` or ``The game was a tie!``."""
     winner = round_.winner()
+    if winner is None:
+        return "The game was a tie!"
+    first, second = view.counts(round_.state)
+    margin = abs(first - second)
+    points = f"{margin} point{'s' * (margin != 1)}"
+    if winner == round_.seats.human_player:
+        return f"You beat the computer by {points}!"
+    return f"You lost. The computer beat you by {points}."
+
+
+def outcome_text(view: BoardView, round_: Round, opponent: str) -> str:
+    """Which side won and what it means for the person: the margin line for games with a
+    disc count, else the ``verdict``."""
+    winner = round_.winner()
+    said = margin_text(view, round_) if view.record.scored else verdict(round_, opponent)
+    return said if winner is None else f"{view.side_name(winner)} wins. {said}"
+
+
+def result_text(view: BoardView, round_: Round, opponent: str) -> str:
+    """The end of a round in words: the score (games with a disc count), then
+    ``outcome_text``."""
     score = view.score_text(round_.state)
-    parts = [score] if score else []
-    if winner is not None:
-        parts.append(f"{view.side_name(winner)} wins")
-    return ". ".join([*parts, verdict(round_, opponent)])
+    outcome = outcome_text(view, round_, opponent)
+    return f"{score}. {outcome}" if score else outcome

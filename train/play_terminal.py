@@ -1,8 +1,10 @@
 """``boardgym play`` in a terminal: the person types moves, the board is shown after each.
 
 ``TerminalHuman`` is the person as an agent (``act(state, rng)`` reads a move); ``Terminal``
-runs the match: the side question, rounds with the board after every move, passes announced,
-the scoreboard, and "Play again?".
+runs the match: the side question, rounds with the board after every move (the last one
+marked), passes announced, the result (with the classic margin line in games with a disc
+count), the scoreboard, and "Play again?". With ``Options.pause`` each computer move waits for
+Enter, as in the classic Reversegam.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from boardgym import agents
 from boardgym.train.play_flow import (
     HELP,
     HINTS,
+    PAUSE_PROMPT,
     QUIT,
     BadMove,
     BoardView,
+    Move,
     Options,
     QuitGame,
     Round,
@@ -38,12 +42,17 @@ class TerminalHuman:
     Besides moves it understands ``hints`` (toggle legal moves on the board), ``help`` and
     ``quit`` (raises ``QuitGame``). A malformed or illegal move is explained and asked again.
     End of input raises ``EOFError`` and Ctrl-C ``KeyboardInterrupt``, for the caller to end on.
+
+    Attributes:
+        hints: the legal moves are shown on the board.
+        last: the move that led to the position asked about (marked on a board shown), or None.
     """
 
     def __init__(self, view: BoardView, read: Callable[[str], str] = input,
                  write: Callable[[str], None] = print) -> None:
         self.view, self.read, self.write = view, read, write
         self.hints = False
+        self.last: Move | None = None
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The move the person types (``rng`` is unused: people bring their own chance)."""
@@ -55,7 +64,7 @@ class TerminalHuman:
             if text == HINTS:
                 self.hints = not self.hints
                 self.write(f"Hints {'on' if self.hints else 'off'}.")
-                self.write(self.view.text(state, self.hints).rstrip("\n"))
+                self.write(self.view.text(state, self.hints, self.last).rstrip("\n"))
             elif text == HELP:
                 self.write(self.view.help)
             else:
@@ -129,8 +138,10 @@ class Terminal:
             self.show(round_)
         while not round_.over:
             if round_.human_to_move:
+                self.human.last = round_.last
                 move = round_.play(self.human.act(round_.state, self.rng))
             else:
+                self.pause()
                 move = round_.play(self.agent.act(round_.state, self.rng))
                 mover = view.side_name(move.before.to_move)
                 self.write(f"{mover} ({self.options.opponent}) plays "
@@ -141,10 +152,16 @@ class Terminal:
         self.write(result_text(view, round_, self.options.opponent))
         return round_
 
+    def pause(self) -> None:
+        """With ``Options.pause``, wait for Enter (``quit`` raises ``QuitGame``)."""
+        if self.options.pause and self.read(f"{PAUSE_PROMPT} ").strip().lower() == QUIT:
+            raise QuitGame
+
     def show(self, round_: Round) -> None:
-        """The board (hints on the person's turn if asked) and the score line."""
+        """The board (hints on the person's turn if asked, the last move marked) and the
+        score line."""
         hints = self.human.hints and round_.human_to_move and not round_.over
-        self.write(self.view.text(round_.state, hints).rstrip("\n"))
+        self.write(self.view.text(round_.state, hints, round_.last).rstrip("\n"))
         score = self.view.score_text(round_.state)
         if score:
             self.write(score)

@@ -3,14 +3,21 @@
 Click a cell, or a column in a game whose stones drop (four-in-a-row), where a token can also
 be dragged from the pile right of the board. ``H`` toggles hints, a click after a game starts
 the next, ``Esc`` or closing the window quits. Moves are animated from what they do on the
-board: stones that turn over flip, dropped stones fall (the computer's slide over first).
-The computer thinks in a thread so that the window stays responsive.
+board: stones that turn over flip, dropped stones fall (the computer's slide over first); the
+last move's cell is then framed. The computer thinks in a thread so that the window stays
+responsive. Without a display (no ``DISPLAY`` or ``WAYLAND_DISPLAY`` on Linux, or SDL falling
+back to a window nobody sees) the window refuses to open with ``NoDisplayError``, unless
+``SDL_VIDEODRIVER`` asks for such a driver (``dummy`` in tests and for screenshots).
 """
 
 from __future__ import annotations
 
 import math
+import os
+import sys
 import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +34,7 @@ from boardgym.train.play_flow import (
     Scoreboard,
     Seats,
     first_player,
-    result_text,
+    outcome_text,
     verdict,
 )
 
@@ -49,6 +56,10 @@ BANNER_LINE_OFFSETS = (-10, 22)
 BACKGROUND = (32, 32, 40)
 TEXT = (240, 240, 240)
 HINT_COLOUR = (250, 210, 60)
+LAST_MOVE_COLOUR = (255, 64, 192)
+"""The frame around the last move's cell."""
+LAST_MOVE_WIDTH_DIVISOR = 16
+"""The last move's frame is ``cell // LAST_MOVE_WIDTH_DIVISOR`` pixels wide."""
 WIN_LINE = (60, 200, 60)
 WIN_LINE_WIDTH = 10
 BANNER = (0, 0, 0, 180)
@@ -58,8 +69,55 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 """Row and column steps of the lines on a board: across, down and both diagonals."""
 
 
+NO_DISPLAY = "no display found to open a window on; play in the terminal instead: drop --gui"
+HEADLESS_DRIVERS = ("offscreen", "dummy")
+"""SDL video drivers that draw where nobody sees (SDL falls back to ``offscreen``)."""
+DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY")
+"""Environment variables naming the display on X11 and Wayland systems."""
+DISPLAYLESS_PLATFORMS = ("darwin", "win32")
+"""Platforms whose windows need none of ``DISPLAY_VARIABLES``."""
+
+
 class NoDisplayError(RuntimeError):
     """pygame found no display to open a window on."""
+
+
+def check_display_named(environ: Mapping[str, str], platform: str) -> None:
+    """Refuse at once, before SDL probes (and prints), when an X11 / Wayland system names no
+    display and ``SDL_VIDEODRIVER`` asks for no driver.
+
+    Raises:
+        NoDisplayError: no display named.
+    """
+    if environ.get("SDL_VIDEODRIVER") or platform.startswith(DISPLAYLESS_PLATFORMS):
+        return
+    if not any(environ.get(name) for name in DISPLAY_VARIABLES):
+        raise NoDisplayError(NO_DISPLAY)
+
+
+def check_driver(driver: str, requested: str | None) -> None:
+    """Refuse a headless SDL ``driver`` that SDL fell back to (not the ``requested`` one).
+
+    Raises:
+        NoDisplayError: SDL opened no visible display.
+    """
+    if driver in HEADLESS_DRIVERS and driver != (requested or "").lower():
+        raise NoDisplayError(NO_DISPLAY)
+
+
+@contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Silence the process's standard error (file descriptor 2) for a while: SDL prints its
+    failed display probes there, and a failure is reported as one ``NoDisplayError`` line."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def is_quit(event: Any) -> bool:
@@ -299,17 +357,26 @@ class GameWindow:
         self.banner_font = self.pygame.font.Font(None, BANNER_FONT_SIZE)
 
     def _open(self) -> Any:
-        """Open the window; its surface."""
+        """Open the window; its surface.
+
+        Raises:
+            NoDisplayError: no display to show it on (``check_display_named``,
+                ``check_driver``).
+        """
         pygame = self.pygame
+        check_display_named(os.environ, sys.platform)
         try:
-            pygame.display.init()
+            with quiet_stderr():
+                pygame.display.init()
+            check_driver(pygame.display.get_driver(), os.environ.get("SDL_VIDEODRIVER"))
             pygame.font.init()
             pygame.display.set_caption(f"boardgym: {self.record.title} against "
                                        f"{self.options.opponent}")
             return pygame.display.set_mode(self.layout.size)
-        except pygame.error as error:
-            raise NoDisplayError(f"no display found to open a window on ({error}); play in "
-                                 "the terminal instead: drop --gui") from error
+        except (pygame.error, NoDisplayError) as error:
+            pygame.display.quit()
+            raise NoDisplayError(NO_DISPLAY if isinstance(error, NoDisplayError)
+                                 else f"{NO_DISPLAY} ({error})") from error
 
     def new_round(self) -> Round:
         """A fresh round with the first player drawn (or as ``--first`` says)."""
@@ -417,6 +484,18 @@ class GameWindow:
             cells = [self.view.cell(state, a) for a in self.view.legal(state)]
             frame = render.highlight(self.record, frame, cells, HINT_COLOUR)
         self.blit_array(frame, (0, self.layout.top))
+        if animation is None:
+            self.draw_last_move()
+
+    def draw_last_move(self) -> None:
+        """A frame around the cell of the round's last move (none before the first)."""
+        last = self.round.last
+        if last is None:
+            return
+        cell = self.layout.cell
+        corner = self.layout.cell_corner(self.view.cell(last.before, last.action))
+        self.pygame.draw.rect(self.screen, LAST_MOVE_COLOUR, (*corner, cell, cell),
+                              max(1, cell // LAST_MOVE_WIDTH_DIVISOR))
 
     def draw_animation(self, animation: Animation) -> None:
         """The moving stones: turning over (seen edge-on halfway), or a token falling."""
@@ -472,7 +551,7 @@ class GameWindow:
         if self.notice[1] > 0:
             return self.notice[0]
         if self.round.over:
-            return result_text(self.view, self.round, self.options.opponent)
+            return outcome_text(self.view, self.round, self.options.opponent)
         if self.round.human_to_move:
             side = self.view.side_name(self.round.seats.human_player)
             return f"Your move ({side}), H: hints"
