@@ -106,7 +106,7 @@ def test_four_in_a_row_budget() -> None:
         c4_solver.column_scores(four_in_a_row.initial_state(), max_nodes=1000)
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_empty_board_is_a_first_player_win_on_move_41() -> None:
     assert c4_solver.solve(four_in_a_row.initial_state()) == 1
 
@@ -140,7 +140,7 @@ def test_reversi_agrees_with_minimax(empties: int) -> None:
         assert reversi_solver.solve(state) == max(expected.values())
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_reversi_agrees_with_minimax_at_ten_empties() -> None:
     (state,) = _positions(reversi, 10, reversi.CELLS - 14, 1)
     assert reversi_solver.solve(state) == _reversi_minimax(state)
@@ -188,7 +188,7 @@ def test_solver_player_spec() -> None:
     assert player.act(state, np.random.default_rng(0)) == 3
 
 
-@pytest.mark.slow
+@pytest.mark.long
 def test_solver_player_answers_from_the_empty_board() -> None:
     record = four_in_a_row.GAME
     seats = [players.make(record, "solver"), players.make(record, "lookahead:2")]
