@@ -162,3 +162,115 @@ def test_stochastic_checkpoints_sample_reproducibly_with_any_workers() -> None:
                        workers=2)
     assert sampled.outcomes != greedy.outcomes, "sampling changes some games"
     assert sampled.outcomes == again.outcomes
+
+
+# -- fair matches (--openings) ---------------------------------------------------------------
+
+FAIR_KEYS = ["openings", "pairs", "distinct_games", "a_pair_score", "a_pair_ci95"]
+SUITE = ROOT / "docs" / "openings" / "reversi_8ply.txt"
+
+
+class Extreme:
+    """A deterministic player: always the lowest (or the highest) legal action."""
+
+    def __init__(self, lowest: bool) -> None:
+        self.pick = 0 if lowest else -1
+
+    def act(self, state: tictactoe.State, rng: np.random.Generator) -> int:
+        return int(np.flatnonzero(tictactoe.legal_mask(state))[self.pick])
+
+
+class Recorder:
+    """A random tic-tac-toe player that logs each position it is asked about, with its name
+    and the first player's and second player's marks."""
+
+    def __init__(self, name: str, log: list[tuple[str, int, int, int]]) -> None:
+        self.name, self.log = name, log
+        self.random = agents.make("tictactoe", "random")
+
+    def act(self, state: tictactoe.State, rng: np.random.Generator) -> int:
+        first, second = (state.me, state.opp) if state.to_move == 0 else (state.opp, state.me)
+        self.log.append((self.name, int(state.to_move), int(first), int(second)))
+        return self.random.act(state, rng)
+
+
+def _games_of(log: list[tuple[str, int, int, int]]) -> list[list[tuple[str, int, int, int]]]:
+    """The log cut into games: a game starts when the marks on the board stop growing."""
+    games: list[list[tuple[str, int, int, int]]] = []
+    marks = -1
+    for entry in log:
+        count = (entry[2] | entry[3]).bit_count()
+        if not games or count <= marks:
+            games.append([])
+        games[-1].append(entry)
+        marks = count
+    return games
+
+
+def test_each_opening_is_played_twice_with_the_seats_swapped() -> None:
+    log: list[tuple[str, int, int, int]] = []
+    plies, pairs = 3, 10
+    play_match("tictactoe", Recorder("A", log), Recorder("B", log), games=2 * pairs, seed=2,
+               openings=str(plies))
+    games = _games_of(log)
+    assert len(games) == 2 * pairs
+    starts = [game[0][2:] for game in games]
+    assert all((first | second).bit_count() == plies for first, second in starts)
+    for k in range(pairs):
+        assert starts[2 * k] == starts[2 * k + 1]
+        first_player = {name for game in games[2 * k:2 * k + 2] for name, side, *_ in game
+                        if side == 0}
+        assert first_player == {"A", "B"}  # each seat once
+        assert all(name == "A" for name, side, *_ in games[2 * k] if side == 0)
+    assert len(set(starts)) > 1
+
+
+def test_fair_json_adds_the_pair_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    report = json.loads(run(capsys, "tictactoe", "rules", "random", "--games", "20",
+                            "--openings", "2", "--json"))
+    assert list(report) == JSON_KEYS[:-1] + FAIR_KEYS + ["seconds"]
+    assert report["openings"] == 2 and report["pairs"] == 10
+    assert report["distinct_games"] <= 20
+    low, high = report["a_pair_ci95"]
+    assert 0 <= low <= report["a_pair_score"] <= high <= 1
+
+
+def test_pair_scores_count_a_tie_half_and_identical_games_once(tmp_path: Path) -> None:
+    suite = tmp_path / "one.txt"
+    suite.write_text("cell 5, cell 1\n")  # tic-tac-toe: centre, then a corner
+    result = play_match("tictactoe", Extreme(lowest=True), Extreme(lowest=False), games=10,
+                        seed=0, openings=str(suite))
+    assert result.pairs == 5 and result.distinct_games == 2  # one game per seating
+    points = (np.array(result.outcomes) + 1) / 2
+    assert result.a_pair_score == pytest.approx(points.mean())
+    assert result.a_pair_ci95 == wilson_interval(points.sum() / 2, 5)
+
+
+@pytest.mark.parametrize(("game", "openings"), [("tictactoe", "3"),
+                                                ("four_in_a_row", "4"),
+                                                ("reversi", str(SUITE))])
+def test_fair_matches_are_identical_with_two_workers(game: str, openings: str) -> None:
+    one = play_match(game, "random", "random", games=60, seed=1, openings=openings)
+    two = play_match(game, "random", "random", games=60, seed=1, openings=openings, workers=2)
+    assert two.outcomes == one.outcomes
+    assert two.to_dict() | {"seconds": 0} == one.to_dict() | {"seconds": 0}
+
+
+def test_fair_report_line(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = run(capsys, "reversi", "corner_best", "random", "--games", "6", "--openings",
+                str(SUITE)).splitlines()
+    assert lines[-1].startswith(f"3 pairs from the openings of {SUITE}, ")
+    assert "corner_best pair score" in lines[-1] and "95% interval over pairs" in lines[-1]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["tictactoe", "random", "random", "--games", "5", "--openings", "2"], "must be even"),
+    (["tictactoe", "random", "random", "--openings", "9"], "use fewer --openings plies"),
+    (["tictactoe", "random", "random", "--openings", "0"], "plies >= 1"),
+    (["reversi", "random", "random", "--openings", "missing.txt"], "cannot read the opening"),
+    (["tictactoe", "random", "random", "--openings", str(SUITE)], "is not a Tic-tac-toe move"),
+])
+def test_bad_openings_are_a_usage_error(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                        message: str) -> None:
+    err = usage_error(capsys, *argv)
+    assert message in err and err.count("\n") == 1

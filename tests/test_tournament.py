@@ -94,3 +94,29 @@ def test_bad_input_is_a_usage_error(argv: list[str], message: str,
         tournament.main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_fair_tournaments_pair_the_games_and_match_with_two_workers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one = run_tournament("tictactoe", TTT_PLAYERS, games=8, seed=1, bootstrap=50,
+                         openings="2")
+    two = run_tournament("tictactoe", TTT_PLAYERS, games=8, seed=1, workers=2, bootstrap=50,
+                         openings="2")
+    np.testing.assert_array_equal(one.counts, two.counts)
+    assert one.to_dict() | {"seconds": 0} == two.to_dict() | {"seconds": 0}
+    pair = one.to_dict()["pairs"][2]  # rules against perfect
+    assert pair["pairs"] == 4 and 1 <= pair["distinct_games"] <= 8
+    assert 0 <= pair["a_pair_ci95"][0] <= pair["a_pair_score"] <= pair["a_pair_ci95"][1] <= 1
+    prefix = tmp_path / "fair"
+    assert tournament.main(["tictactoe", "random", "perfect", "--games", "4", "--openings", "3",
+                            "--bootstrap", "20", "--out", str(prefix)]) == 0
+    assert "Pairs of games" in capsys.readouterr().out
+    assert json.loads(prefix.with_suffix(".json").read_text())["openings"] == 3
+    assert "seats swapped" in prefix.with_suffix(".md").read_text()
+
+
+def test_fair_tournament_needs_an_even_number_of_games(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        tournament.main(["tictactoe", "random", "rules", "--games", "3", "--openings", "2"])
+    assert "must be even" in capsys.readouterr().err

@@ -4,6 +4,15 @@ Game ``i`` of a match with seed ``S`` draws every random number (who moves first
 tie-breaks) from its own generator ``np.random.default_rng([S, i])``, so a game's result
 depends only on ``(S, i)``: spreading games over worker processes changes nothing.
 
+Fair matches (``--openings``, see ``train.openings``): games ``2k`` and ``2k + 1`` form pair
+``k``; both start from opening ``k`` (random plies or a suite's line), A moving first in game
+``2k`` and second in ``2k + 1``. The report then also counts the distinct games (identical
+move sequences, opening included, counted once) and A's pair score: a pair scores 1, 0.5 or
+0 for A (the mean of its two games, a tie counting half), and the pair scores are the samples
+of A's score. Its 95% interval is the Wilson score interval of their mean over the pairs:
+the variance ``p (1 - p)`` it assumes is the largest any score in ``[0, 1]`` with mean ``p``
+can have, so the interval is conservative, and it stays open when every pair scores alike.
+
 Use ``play_match`` from other scripts::
 
     from boardgym.train.evaluate import play_match
@@ -28,6 +37,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import game as game_record
+from boardgym.train import openings as fair
 from boardgym.train.cli import (
     CommandParser,
     add_board_options,
@@ -43,13 +53,18 @@ CHUNK_GAMES = 25
 """Games per task handed to a worker process."""
 PERCENT = 100
 FIRST_PLAYER = 0
+PAIR = 2
+"""Games per opening: one in each seating."""
+Moves = tuple[int, ...]
+"""Every action of one game, its opening included."""
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion.
 
     Args:
-        successes: number of successes, ``0 <= successes <= trials``.
+        successes: number of successes, ``0 <= successes <= trials`` (a sum of scores in
+            ``[0, 1]`` for a conservative interval of their mean).
         trials: number of trials, > 0.
         z: the normal quantile of the confidence level (95% by default).
 
@@ -77,6 +92,8 @@ class MatchResult:
         ties: drawn games.
         seconds: wall-clock time of the match.
         outcomes: A's result in each game, in game order: +1 won, -1 lost, 0 tie.
+        openings: where fair matches' openings came from (None: every game from the start).
+        distinct_games: games with distinct move sequences.
     """
 
     game: str
@@ -88,6 +105,8 @@ class MatchResult:
     ties: int
     seconds: float
     outcomes: tuple[int, ...] = field(default=(), repr=False)
+    openings: fair.Openings | None = None
+    distinct_games: int = 0
 
     @property
     def a_win_rate(self) -> float:
@@ -99,13 +118,41 @@ class MatchResult:
         """The 95% Wilson interval of A's win rate."""
         return wilson_interval(self.a_wins, self.games)
 
+    @property
+    def pairs(self) -> int:
+        """Pairs of games from one opening (0 without openings)."""
+        return 0 if self.openings is None else self.games // PAIR
+
+    @property
+    def a_pair_scores(self) -> np.ndarray:
+        """A's score in each pair: 1, 0.5 or 0 (the mean of its two games, a tie half)."""
+        points = (np.array(self.outcomes[:self.pairs * PAIR]) + 1) / 2
+        return points.reshape(-1, PAIR).mean(axis=1)
+
+    @property
+    def a_pair_score(self) -> float:
+        """A's mean pair score."""
+        return float(self.a_pair_scores.mean())
+
+    @property
+    def a_pair_ci95(self) -> tuple[float, float]:
+        """The 95% interval of A's pair score (Wilson, over pairs: see the module docstring)."""
+        return wilson_interval(float(self.a_pair_scores.sum()), self.pairs)
+
     def to_dict(self) -> dict[str, Any]:
-        """The JSON object of ``boardgym evaluate --json`` (keys as in DESIGN.md)."""
+        """The JSON object of ``boardgym evaluate --json`` (keys as in DESIGN.md); fair
+        matches add ``openings``, ``pairs``, ``distinct_games``, ``a_pair_score`` and
+        ``a_pair_ci95``."""
         low, high = self.a_win_ci95
-        return {"game": self.game, "a": self.a, "b": self.b, "games": self.games,
-                "a_wins": self.a_wins, "b_wins": self.b_wins, "ties": self.ties,
-                "a_win_rate": self.a_win_rate, "a_win_ci95": [low, high],
-                "seconds": round(self.seconds, 3)}
+        report = {"game": self.game, "a": self.a, "b": self.b, "games": self.games,
+                  "a_wins": self.a_wins, "b_wins": self.b_wins, "ties": self.ties,
+                  "a_win_rate": self.a_win_rate, "a_win_ci95": [low, high]}
+        if self.openings is not None:
+            report.update({"openings": self.openings.json_value(), "pairs": self.pairs,
+                           "distinct_games": self.distinct_games,
+                           "a_pair_score": self.a_pair_score,
+                           "a_pair_ci95": list(self.a_pair_ci95)})
+        return {**report, "seconds": round(self.seconds, 3)}
 
     def report(self) -> str:
         """The classic three lines (A wins, B wins, ties) and A's 95% Wilson interval."""
@@ -118,6 +165,12 @@ class MatchResult:
         lines.append(f"{label_a} win rate {_percent(self.a_win_rate)}, 95% Wilson interval "
                      f"[{_percent(low)}, {_percent(high)}]  ({self.games} games, "
                      f"{self.seconds:.1f} s)")
+        if self.openings is not None:
+            low, high = self.a_pair_ci95
+            lines.append(f"{self.pairs} pairs from {self.openings.description}, "
+                         f"{self.distinct_games} distinct games; {label_a} pair score "
+                         f"{_percent(self.a_pair_score)}, 95% interval over pairs "
+                         f"[{_percent(low)}, {_percent(high)}]")
         return "\n".join(lines)
 
 
@@ -135,27 +188,43 @@ def game_rng(seed: int, index: int) -> np.random.Generator:
 
 
 def play_game(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
-              config: dict[str, Any] | None = None) -> int:
-    """Play one game of A against B on the rules state.
+              config: dict[str, Any] | None = None, opening: Sequence[int] = ()) -> int:
+    """Play one game of A against B on the rules state; A's result (see ``play_moves``)."""
+    return play_moves(game, a, b, rng, a_first, config, opening)[0]
+
+
+def play_moves(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
+               config: dict[str, Any] | None = None,
+               opening: Sequence[int] = ()) -> tuple[int, Moves]:
+    """Play one game of A against B on the rules state, from the start or from an opening.
 
     Args:
         game: a game name or alias.
         a: agent A.
         b: agent B.
         rng: the only source of randomness (both agents' tie-breaks).
-        a_first: whether A makes the first move.
+        a_first: whether A is the first player (the side that moves first from the start
+            position, whoever is to move after the opening).
         config: options of the game's ``initial_state`` (four-in-a-row board size).
+        opening: actions applied with the rules before the agents play.
 
     Returns:
-        ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0).
+        ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0), and every action of the game.
+
+    Raises:
+        ValueError: an illegal opening.
     """
-    game_rules = game_record(game).rules
-    state = game_rules.initial_state(**(config or {}))
+    record = game_record(game)
+    game_rules = record.rules
+    state = fair.replay(record, opening, config)
+    moves = list(opening)
     players = (a, b) if a_first else (b, a)
     while not game_rules.is_terminal(state):
-        action = players[int(state.to_move)].act(state, rng)
-        state = game_rules.apply(state, int(action))
-    return int(game_rules.result(state, FIRST_PLAYER if a_first else 1 - FIRST_PLAYER))
+        action = int(players[int(state.to_move)].act(state, rng))
+        moves.append(action)
+        state = game_rules.apply(state, action)
+    side = FIRST_PLAYER if a_first else 1 - FIRST_PLAYER
+    return int(game_rules.result(state, side)), tuple(moves)
 
 
 def check_boards(game: str, players: Sequence[Agent], config: dict[str, Any] | None) -> None:
@@ -174,7 +243,11 @@ def check_boards(game: str, players: Sequence[Agent], config: dict[str, Any] | N
 
 @dataclass(frozen=True)
 class _Match:
-    """What every game of a match shares; picklable when A and B are specs."""
+    """What every game of a match shares; picklable when A and B are specs.
+
+    Games are played in units: one game, or with ``openings`` the pair of games of one
+    opening, so that a worker process draws each opening once.
+    """
 
     game: str
     a: str | Agent
@@ -183,17 +256,35 @@ class _Match:
     alternate: bool
     config: dict[str, Any]
     stochastic: bool = False
+    openings: fair.Openings | None = None
+
+    @property
+    def unit(self) -> int:
+        """Games per unit of work: a pair with openings, else one."""
+        return 1 if self.openings is None else PAIR
 
     def players(self) -> tuple[Agent, Agent]:
         """A and B, built from their specs (checkpoints sampling if ``stochastic``)."""
         return (agents.make(self.game, self.a, stochastic=self.stochastic),
                 agents.make(self.game, self.b, stochastic=self.stochastic))
 
-    def play(self, a: Agent, b: Agent, index: int) -> int:
-        """Game ``index`` of the match: A's result, a function of ``(seed, index)`` only."""
+    def play(self, a: Agent, b: Agent, index: int,
+             opening: Sequence[int] = ()) -> tuple[int, Moves]:
+        """Game ``index`` of the match: A's result and the moves, a function of
+        ``(seed, index)`` only."""
         rng = game_rng(self.seed, index)
-        a_first = index % 2 == 0 if self.alternate else bool(rng.integers(2))
-        return play_game(self.game, a, b, rng, a_first, self.config)
+        if self.openings is not None:
+            a_first = index % PAIR == 0
+        else:
+            a_first = index % 2 == 0 if self.alternate else bool(rng.integers(2))
+        return play_moves(self.game, a, b, rng, a_first, self.config, opening)
+
+    def play_unit(self, a: Agent, b: Agent, unit: int) -> list[tuple[int, Moves]]:
+        """The games of unit ``unit``: game ``unit``, or pair ``unit`` from its opening."""
+        if self.openings is None:
+            return [self.play(a, b, unit)]
+        opening = self.openings.opening(unit)
+        return [self.play(a, b, unit * PAIR + seat, opening) for seat in range(PAIR)]
 
 
 _worker_players: tuple[Agent, Agent] | None = None
@@ -205,29 +296,32 @@ def _init_worker(match: _Match) -> None:
     _worker_players = match.players()
 
 
-def _play_chunk(match: _Match, indices: range) -> list[int]:
+def _play_chunk(match: _Match, units: range) -> list[tuple[int, Moves]]:
     assert _worker_players is not None, "worker not initialised"
-    return [match.play(*_worker_players, index) for index in indices]
+    return [game for unit in units for game in match.play_unit(*_worker_players, unit)]
 
 
-def _chunks(games: int) -> list[range]:
-    return [range(start, min(start + CHUNK_GAMES, games))
-            for start in range(0, games, CHUNK_GAMES)]
+def _chunks(units: int, unit: int) -> list[range]:
+    """Ranges of units of about ``CHUNK_GAMES`` games each."""
+    size = max(1, CHUNK_GAMES // unit)
+    return [range(start, min(start + size, units)) for start in range(0, units, size)]
 
 
-def _outcomes(match: _Match, games: int, workers: int, advance: Callable[[int], object],
-              players: tuple[Agent, Agent] | None) -> Iterator[int]:
-    """A's result of each game in order; calls ``advance(n)`` as ``n`` more games finish.
-    One process plays with ``players`` (built from the specs if None); each worker process
-    builds its own once."""
+def _games(match: _Match, games: int, workers: int, advance: Callable[[int], object],
+           players: tuple[Agent, Agent] | None) -> Iterator[tuple[int, Moves]]:
+    """A's result and the moves of each game in order; calls ``advance(n)`` as ``n`` more
+    games finish. One process plays with ``players`` (built from the specs if None); each
+    worker process builds its own once."""
+    units = games // match.unit
     if workers == 1:
         a, b = players or match.players()
-        for index in range(games):
-            yield match.play(a, b, index)
-            advance(1)
+        for unit in range(units):
+            results = match.play_unit(a, b, unit)
+            advance(len(results))
+            yield from results
         return
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(match,)) as pool:
-        futures = [pool.submit(_play_chunk, match, chunk) for chunk in _chunks(games)]
+        futures = [pool.submit(_play_chunk, match, chunk) for chunk in _chunks(units, match.unit)]
         for future in futures:
             results = future.result()
             advance(len(results))
@@ -253,12 +347,14 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
                alternate: bool = False, workers: int = 1,
                config: dict[str, Any] | None = None,
                progress: bool | Callable[[int], object] = False, stochastic: bool = False,
-               players: tuple[Agent, Agent] | None = None) -> MatchResult:
+               players: tuple[Agent, Agent] | None = None,
+               openings: str | None = None) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
-    (A first in even-numbered games) with ``alternate``. Results depend only on ``seed``, not
-    on ``workers``.
+    (A first in even-numbered games) with ``alternate``, or with ``openings`` games ``2k``
+    and ``2k + 1`` play opening ``k`` with the seats swapped (A first in the even game).
+    Results depend only on ``seed``, not on ``workers``.
 
     Args:
         game: a game name or alias.
@@ -276,28 +372,50 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         stochastic: checkpoint agents sample their moves instead of the masked argmax.
         players: A and B already built from ``a`` and ``b`` (used when ``workers == 1``), so
             that a checkpoint is loaded once per process.
+        openings: fair games (``train.openings.openings_from``): a number of random plies
+            (``"8"``) or the path of an opening suite; None: every game from the start.
 
     Raises:
-        ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0`` or
-            ``workers < 1``.
+        ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0``,
+            ``workers < 1``, an odd number of games with openings, or bad openings.
     """
     for name, value, minimum in (("games", games, 1), ("seed", seed, 0), ("workers", workers, 1)):
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
-    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic)
+    source = None if openings is None else _openings(name, openings, games, seed, config)
+    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source)
     bar = None if callable(progress) else progress_bar(games, progress)
     advance = progress if callable(progress) else _ignore if bar is None else bar.update
     start = time.perf_counter()
     try:
-        outcomes = tuple(_outcomes(match, games, workers, advance, players))
+        played = list(_games(match, games, workers, advance, players))
     finally:
         if bar is not None:
             bar.close()
+    outcomes = tuple(result for result, _ in played)
     return MatchResult(name, _label(a), _label(b), games, outcomes.count(A_WON),
                        outcomes.count(B_WON), outcomes.count(TIE),
-                       time.perf_counter() - start, outcomes)
+                       time.perf_counter() - start, outcomes, source,
+                       len({moves for _, moves in played}))
+
+
+def _openings(game: str, spec: str, games: int, seed: int,
+              config: dict[str, Any] | None) -> fair.Openings:
+    """The openings of a fair match of ``games`` games (the first one drawn at once, so that
+    too many plies fail before any game).
+
+    Raises:
+        ValueError: an odd number of games, or ``openings_from`` refuses ``spec``, or no
+            fair opening of that many plies.
+    """
+    if games % PAIR:
+        raise ValueError(f"with --openings every opening is played twice: --games must be "
+                         f"even, got {games}")
+    source = fair.openings_from(spec, game, seed, config)
+    source.opening(0)
+    return source
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -322,8 +440,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="checkpoint agents sample their moves (default: masked argmax)")
     parser.add_argument("--workers", type=int_at_least(1), default=1,
                         help="processes to spread the games over (same results as 1)")
+    add_openings_option(parser)
     add_board_options(parser)
     return parser
+
+
+def add_openings_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--openings N|FILE`` (fair matches) to a command's parser."""
+    parser.add_argument("--openings", metavar="N|FILE",
+                        help="fair games: each pair of games starts from its own opening, "
+                             "the seats swapped: N random legal plies not proven decided, "
+                             "or the openings of a suite file (e.g. "
+                             "docs/openings/reversi_8ply.txt); --games must be even")
 
 
 def _resolve(parser: argparse.ArgumentParser,
@@ -338,13 +466,16 @@ def _resolve(parser: argparse.ArgumentParser,
         a, b = (agents.make(record, spec, stochastic=args.stochastic)
                 for spec in (args.a, args.b))
         check_boards(record.name, (a, b), config)
+        if args.openings is not None:
+            _openings(record.name, args.openings, args.games, args.seed, config)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     return config, (a, b)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]``.
+    """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]
+    [--openings N|FILE]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -354,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config, players = _resolve(parser, args)
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
                         args.workers, config, progress=True, stochastic=args.stochastic,
-                        players=players)
+                        players=players, openings=args.openings)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 

@@ -10,6 +10,11 @@ as half a win, with one virtual draw added to every pairing so that a player who
 game still gets a finite rating. They are anchored so that the anchor player (``random`` when
 it takes part, otherwise the first player listed) is at 0. The 95% intervals are percentile
 bootstrap intervals: each pairing's games are resampled with replacement and the fit redone.
+
+Fair tournaments (``--openings``, see ``train.openings``): every pairing plays the same
+openings, games ``2k`` and ``2k + 1`` of a pairing both from opening ``k`` with the seats
+swapped. Each pairing then also reports its distinct games and the first-listed player's pair
+score with its 95% interval over pairs (as ``boardgym evaluate`` does).
 """
 
 from __future__ import annotations
@@ -30,15 +35,20 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
+from boardgym.train import openings as fair
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.evaluate import (
     A_WON,
     B_WON,
+    PAIR,
     TIE,
+    Moves,
+    add_openings_option,
     check_boards,
     game_rng,
-    play_game,
+    play_moves,
     progress_bar,
+    wilson_interval,
 )
 
 ELO_SCALE = 400.0
@@ -146,6 +156,7 @@ class _Schedule:
     specs: tuple[str, ...]
     games: int
     seed: int
+    openings: fair.Openings | None = None
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -153,12 +164,14 @@ class _Schedule:
         return [(int(i), int(j)) for i, j in zip(*np.triu_indices(len(self.specs), 1),
                                                  strict=True)]
 
-    def play(self, players: Sequence[Agent], index: int) -> int:
-        """Tournament game ``index``: the first-listed player's result (+1/0/-1)."""
+    def play(self, players: Sequence[Agent], index: int) -> tuple[int, Moves]:
+        """Tournament game ``index``: the first-listed player's result (+1/0/-1) and the
+        moves (from opening ``(index % games) // 2`` with openings)."""
         i, j = self.pairs[index // self.games]
-        first_listed_moves_first = (index % self.games) % 2 == 0
-        return play_game(self.game, players[i], players[j], game_rng(self.seed, index),
-                         first_listed_moves_first)
+        local = index % self.games
+        opening = () if self.openings is None else self.openings.opening(local // PAIR)
+        return play_moves(self.game, players[i], players[j], game_rng(self.seed, index),
+                          local % PAIR == 0, opening=opening)
 
 
 _worker_players: list[Agent] = []
@@ -169,25 +182,26 @@ def _init_worker(schedule: _Schedule) -> None:
     _worker_players[:] = [agents.make(schedule.game, spec) for spec in schedule.specs]
 
 
-def _play_games(schedule: _Schedule, indices: range) -> list[int]:
+def _play_games(schedule: _Schedule, indices: range) -> list[tuple[int, Moves]]:
     return [schedule.play(_worker_players, index) for index in indices]
 
 
 def play_round_robin(schedule: _Schedule, workers: int, advance: Callable[[int], object],
-                     players: Sequence[Agent]) -> list[int]:
-    """Every game's result in game order; ``advance(n)`` is called as ``n`` games finish.
+                     players: Sequence[Agent]) -> list[tuple[int, Moves]]:
+    """Every game's result and moves in game order; ``advance(n)`` is called as ``n``
+    games finish.
     One process plays with ``players`` (built from the specs); each worker process builds
     its own once."""
     total = len(schedule.pairs) * schedule.games
     if workers == 1:
-        results = []
+        results: list[tuple[int, Moves]] = []
         for index in range(total):
             results.append(schedule.play(players, index))
             advance(1)
         return results
     tasks = [range(start, min(start + GAMES_PER_TASK, total))
              for start in range(0, total, GAMES_PER_TASK)]
-    results = []
+    results = []  # tasks hold whole pairs: GAMES_PER_TASK is even
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(schedule,)) as pool:
         for chunk in pool.map(_play_games, [schedule] * len(tasks), tasks):
             results.extend(chunk)
@@ -210,6 +224,9 @@ class Tournament:
         ratings: Elo per player.
         intervals: ``(players, 2)`` bootstrap 95% intervals.
         seconds: wall-clock time.
+        openings: where the openings came from (None: every game from the start).
+        outcomes: ``(pairs, games)``: the first-listed player's result in each game.
+        distinct: per pairing, its games with distinct move sequences.
     """
 
     game: str
@@ -221,6 +238,21 @@ class Tournament:
     ratings: np.ndarray
     intervals: np.ndarray
     seconds: float
+    openings: fair.Openings | None = None
+    outcomes: np.ndarray | None = None
+    distinct: tuple[int, ...] = ()
+
+    def pair_scores(self, pairing: int) -> np.ndarray:
+        """The first-listed player's score in each pair of games of ``pairing`` (1, 0.5, 0)."""
+        assert self.outcomes is not None, "no games recorded"
+        return ((self.outcomes[pairing] + 1) / 2).reshape(-1, PAIR).mean(axis=1)
+
+    def fair_fields(self, pairing: int) -> dict[str, Any]:
+        """A fair pairing's extra JSON fields: pairs, distinct games, pair score and interval."""
+        scores = self.pair_scores(pairing)
+        low, high = wilson_interval(float(scores.sum()), len(scores))
+        return {"pairs": len(scores), "distinct_games": self.distinct[pairing],
+                "a_pair_score": float(scores.mean()), "a_pair_ci95": [low, high]}
 
     def score_table(self) -> np.ndarray:
         """``(n, n)``: row player's score fraction against the column player (NaN diagonal)."""
@@ -235,15 +267,17 @@ class Tournament:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object saved next to the pictures."""
         pairs = [{"a": self.players[i], "b": self.players[j], "games": self.games,
-                  "a_wins": int(w), "b_wins": int(lost), "ties": int(t)}
-                 for (i, j), (w, t, lost) in zip(_Schedule(self.game, self.players, self.games,
-                                                           self.seed).pairs, self.counts,
-                                                 strict=True)]
+                  "a_wins": int(w), "b_wins": int(lost), "ties": int(t),
+                  **({} if self.openings is None else self.fair_fields(p))}
+                 for p, ((i, j), (w, t, lost)) in enumerate(zip(
+                     _Schedule(self.game, self.players, self.games, self.seed).pairs,
+                     self.counts, strict=True))]
         ratings = [{"player": self.players[p], "elo": round(float(self.ratings[p]), 1),
                     "ci95": [round(float(x), 1) for x in self.intervals[p]]}
                    for p in self.ranking()]
+        openings = {} if self.openings is None else {"openings": self.openings.json_value()}
         return {"game": self.game, "players": list(self.players),
-                "games_per_pair": self.games, "seed": self.seed,
+                "games_per_pair": self.games, "seed": self.seed, **openings,
                 "anchor": self.players[self.anchor], "ratings": ratings, "pairs": pairs,
                 "seconds": round(self.seconds, 1)}
 
@@ -251,7 +285,8 @@ class Tournament:
 def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
                    workers: int = 1, anchor: str | None = None,
                    bootstrap: int = BOOTSTRAP_SAMPLES,
-                   advance: Callable[[int], object] = lambda n: None) -> Tournament:
+                   advance: Callable[[int], object] = lambda n: None,
+                   openings: str | None = None) -> Tournament:
     """Play a round robin among ``specs`` and rate the players.
 
     Args:
@@ -263,22 +298,42 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
         anchor: the spec rated 0 (default ``random`` if present, else the first spec).
         bootstrap: bootstrap resamples for the intervals, >= 1.
         advance: called with the number of games just finished (a progress bar's update).
+        openings: fair games (``train.openings.openings_from``): a number of random plies
+            (``"8"``) or the path of an opening suite; ``games`` must then be even.
 
     Raises:
         ValueError: unknown game or agent, fewer than two or repeated specs, an anchor that is
-            not a player, or a count below its minimum.
+            not a player, a count below its minimum, or bad openings.
     """
     name = canonical_name(game)
     specs = tuple(specs)
     anchor_index, players = _check(name, specs, games, seed, workers, anchor, bootstrap)
-    schedule = _Schedule(name, specs, games, seed)
+    source = None if openings is None else _openings(name, openings, games, seed)
+    schedule = _Schedule(name, specs, games, seed, source)
     start = time.perf_counter()
-    results = np.array(play_round_robin(schedule, workers, advance, players)).reshape(-1, games)
+    played = play_round_robin(schedule, workers, advance, players)
+    results = np.array([result for result, _ in played]).reshape(-1, games)
+    distinct = tuple(len({moves for _, moves in played[p * games:(p + 1) * games]})
+                     for p in range(len(schedule.pairs)))
     counts = np.stack([(results == outcome).sum(axis=1) for outcome in OUTCOMES], axis=1)
     ratings, intervals = bootstrap_elo(counts, len(specs), anchor_index, bootstrap,
                                        np.random.default_rng([seed, len(results.flat)]))
     return Tournament(name, specs, games, seed, counts, anchor_index, ratings, intervals,
-                      time.perf_counter() - start)
+                      time.perf_counter() - start, source, results, distinct)
+
+
+def _openings(game: str, spec: str, games: int, seed: int) -> fair.Openings:
+    """The openings of a fair tournament (the first drawn at once, to fail early).
+
+    Raises:
+        ValueError: an odd ``games``, or openings that ``openings_from`` refuses.
+    """
+    if games % PAIR:
+        raise ValueError(f"with --openings every opening is played twice: --games must be "
+                         f"even, got {games}")
+    source = fair.openings_from(spec, game, seed)
+    source.opening(0)
+    return source
 
 
 def _check(game: str, specs: tuple[str, ...], games: int, seed: int, workers: int,
@@ -318,14 +373,34 @@ def markdown(tournament: Tournament, command: str) -> str:
     """The ratings table and the pairwise table (row's wins-ties-losses) as Markdown."""
     t = tournament
     order = t.ranking()
+    seating = ("first player alternating" if t.openings is None else
+                f"pairs of games from {t.openings.description}, seats swapped")
     lines = [f"# {t.game} tournament", "", f"`{command}`", "",
-             f"{t.games} games per pairing, first player alternating; Elo anchored at "
+             f"{t.games} games per pairing, {seating}; Elo anchored at "
              f"`{t.players[t.anchor]}` = 0, 95% bootstrap intervals.", "",
              "| rank | player | Elo | 95% interval |", "|---:|---|---:|---|"]
     lines += [f"| {rank} | `{t.players[p]}` | {t.ratings[p]:.0f} | "
               f"[{t.intervals[p, 0]:.0f}, {t.intervals[p, 1]:.0f}] |"
               for rank, p in enumerate(order, 1)]
-    return "\n".join(lines) + "\n\n" + pairwise_markdown(t)
+    return "\n".join(lines) + "\n\n" + pairwise_markdown(t) + fair_markdown(t)
+
+
+def fair_markdown(tournament: Tournament) -> str:
+    """With openings: each pairing's pair score (first-listed player), its 95% interval over
+    pairs and the distinct games, as Markdown; otherwise an empty string."""
+    t = tournament
+    if t.openings is None:
+        return ""
+    lines = ["", "Pairs of games (first-listed player's pair score, 95% interval over pairs):",
+             "", "| a | b | pairs | a's pair score | 95% interval | distinct games |",
+             "|---|---|---:|---:|---|---:|"]
+    for p, (i, j) in enumerate(_Schedule(t.game, t.players, t.games, t.seed).pairs):
+        fields = t.fair_fields(p)
+        low, high = fields["a_pair_ci95"]
+        lines.append(f"| `{t.players[i]}` | `{t.players[j]}` | {fields['pairs']} | "
+                     f"{fields['a_pair_score']:.3f} | [{low:.3f}, {high:.3f}] | "
+                     f"{fields['distinct_games']} |")
+    return "\n".join(lines) + "\n"
 
 
 def pairwise_markdown(tournament: Tournament) -> str:
@@ -419,6 +494,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path,
                         help="path prefix of the .json/.md/.png outputs "
                              "(default runs/tournament/GAME)")
+    add_openings_option(parser)
     return parser
 
 
@@ -435,7 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = canonical_name(args.game)
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
-                                (lambda n: None) if bar is None else bar.update)
+                                (lambda n: None) if bar is None else bar.update,
+                                args.openings)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     finally:
@@ -445,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           *(sys.argv[1:] if argv is None else argv)])
     print(text_report(result))
     print()
-    print(pairwise_markdown(result))
+    print(pairwise_markdown(result) + fair_markdown(result))
     prefix = args.out if args.out is not None else Path("runs/tournament") / name
     try:
         saved = save(result, prefix, command)
