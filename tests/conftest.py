@@ -10,5 +10,6 @@ import tempfile
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(
-    tempfile.gettempdir(), f"boardgym-numba-{os.getpid()}"))
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(),
+                                                      f"boardgym-numba-{WORKER}"))
