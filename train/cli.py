@@ -8,6 +8,7 @@ found later with ``CommandParser.error`` too.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from importlib import import_module
@@ -19,6 +20,8 @@ COMMANDS = {
     "train": ("boardgym.train.ppo", "train a MaskablePPO agent"),
     "selfplay": ("boardgym.train.selfplay", "train against a league of past snapshots"),
     "tournament": ("boardgym.train.tournament", "round robin with Elo ratings"),
+    "positions": ("boardgym.train.positions", "write labelled positions (exact move values)"),
+    "quality": ("boardgym.train.quality", "agreement with exact solvers on labelled positions"),
     "plot": ("boardgym.train.plot", "learning curves of a run"),
     "bench": ("boardgym.bench.throughput", "environment throughput, peers side by side"),
 }
@@ -113,6 +116,18 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     module = import_module(COMMANDS[args[0]][0])
     return int(module.main(args[1:]) or 0)
+
+
+def progress_bar(total: int | None, unit: str = "game", enabled: bool = True) -> Any:
+    """A tqdm bar on stderr counting ``unit``s up to ``total``, or None when not ``enabled``,
+    stderr is not a terminal, ``CI`` is set, or tqdm is missing."""
+    if not enabled or not sys.stderr.isatty() or os.environ.get("CI"):
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
 
 
 if __name__ == "__main__":

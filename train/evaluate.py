@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -44,6 +43,7 @@ from boardgym.train.cli import (
     board_options,
     game_names,
     int_at_least,
+    progress_bar,
 )
 
 Z95 = 1.959963984540054
@@ -332,17 +332,6 @@ def _ignore(_: int) -> None:
     """A progress callback that does nothing."""
 
 
-def progress_bar(games: int, enabled: bool) -> Any:
-    """A tqdm bar on stderr when ``enabled``, tqdm is installed and stderr is a terminal."""
-    if not enabled or not sys.stderr.isatty():
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=games, unit="game", leave=False, file=sys.stderr)
-
-
 def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
                alternate: bool = False, workers: int = 1,
                config: dict[str, Any] | None = None,
@@ -386,7 +375,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
     source = None if openings is None else _openings(name, openings, games, seed, config)
     match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source)
-    bar = None if callable(progress) else progress_bar(games, progress)
+    bar = None if callable(progress) else progress_bar(games, enabled=bool(progress))
     advance = progress if callable(progress) else _ignore if bar is None else bar.update
     start = time.perf_counter()
     try:

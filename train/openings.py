@@ -393,7 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Write a balanced suite; returns 0 (2 on a usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from boardgym.train.evaluate import progress_bar
+    from boardgym.train.cli import progress_bar
 
     bar = progress_bar(args.count, enabled=True)
     try:

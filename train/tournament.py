@@ -36,7 +36,7 @@ from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
 from boardgym.train import openings as fair
-from boardgym.train.cli import CommandParser, game_names, int_at_least
+from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 from boardgym.train.evaluate import (
     A_WON,
     B_WON,
@@ -47,7 +47,6 @@ from boardgym.train.evaluate import (
     check_boards,
     game_rng,
     play_moves,
-    progress_bar,
     wilson_interval,
 )
 

@@ -1,0 +1,182 @@
+"""The labelled position sets (``boardgym positions``) and ``boardgym quality``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from boardgym.envs.games import game as game_record
+from boardgym.train import positions as positions_command
+from boardgym.train import quality as quality_command
+from boardgym.train.positions import LABELLERS, position_lines, stones
+from boardgym.train.quality import judge, load_positions
+
+DATA = Path(__file__).parent / "data"
+TICTACTOE_LIVE_POSITIONS = 4520
+"""Reachable tic-tac-toe positions that are not over (5,478 legal positions, 958 finished)."""
+SEED = 0
+"""The seed the shipped sets were made with (tests/data/README.md)."""
+
+
+def shipped(game: str) -> list[str]:
+    return (DATA / f"{game}.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+# -- the sets ----------------------------------------------------------------------------------
+
+
+def test_tictactoe_set_is_every_live_position() -> None:
+    lines = shipped("tictactoe")
+    assert len(lines) == TICTACTOE_LIVE_POSITIONS == len(set(lines))
+    assert position_lines("tictactoe") == lines
+
+
+@pytest.mark.parametrize(("game", "count"), [("four_in_a_row", 3), ("reversi", 2)])
+def test_sampled_sets_reproduce_from_their_seed(game: str, count: int) -> None:
+    assert position_lines(game, count, SEED) == shipped(game)[:count]
+
+
+def test_workers_draw_the_same_set() -> None:
+    assert position_lines("reversi", 2, seed=5, workers=2) == position_lines("reversi", 2, seed=5)
+
+
+@pytest.mark.parametrize("game", ["four_in_a_row", "reversi"])
+def test_sampled_sets_are_legal_distinct_and_in_their_window(game: str) -> None:
+    record = game_record(game)
+    fewest, most = LABELLERS[game].stones
+    lines = shipped(game)
+    assert len({json.loads(text)["position"] for text in lines}) == len(lines)
+    for text in lines:
+        item = json.loads(text)
+        state = record.rules.parse(item["position"])
+        assert not record.rules.is_terminal(state)
+        assert fewest <= stones(state) <= most
+        legal = np.flatnonzero(record.rules.legal_mask(state)).tolist()
+        assert sorted(int(action) for action in item["moves"]) == legal
+
+
+def test_tictactoe_values_are_known() -> None:
+    first = json.loads(shipped("tictactoe")[0])
+    assert first["position"] == "---------"
+    assert set(first["moves"].values()) == {0}  # every first move draws
+    corner = {json.loads(text)["position"]: json.loads(text)["moves"]
+              for text in shipped("tictactoe")}["XO-------"]
+    assert max(corner.values()) > 0  # X wins after O's edge reply to a corner
+
+
+# -- quality -----------------------------------------------------------------------------------
+
+
+class WorstPlayer:
+    """Plays a move of the lowest exact value (tic-tac-toe)."""
+
+    def act(self, state, rng: np.random.Generator) -> int:  # type: ignore[no-untyped-def]
+        from boardgym.agents.tictactoe import move_values
+
+        values = move_values(int(state.me), int(state.opp))
+        return min(values, key=values.__getitem__)
+
+
+@pytest.fixture(scope="module")
+def tictactoe_positions() -> list[quality_command.Position]:
+    return load_positions(DATA / "tictactoe.jsonl", game_record("tictactoe"))
+
+
+def test_perfect_play_scores_full_marks(tictactoe_positions) -> None:  # type: ignore[no-untyped-def]
+    result = judge("tictactoe", "perfect", tictactoe_positions)
+    assert result.decisive > 0 and result.kept == result.decisive
+    assert result.contested > result.decisive and result.best == result.contested
+
+
+def test_bad_players_score_lower(tictactoe_positions) -> None:  # type: ignore[no-untyped-def]
+    worst = judge("tictactoe", WorstPlayer(), tictactoe_positions)
+    assert worst.kept == 0 and worst.best == 0
+    random = judge("tictactoe", "random", tictactoe_positions)
+    assert 0 < random.kept < random.decisive
+    assert random.kept_ci95()[1] < 1
+
+
+def test_solver_plays_perfectly_on_four_in_a_row() -> None:
+    positions = load_positions(DATA / "four_in_a_row.jsonl", game_record("four_in_a_row"))
+    result = judge("four_in_a_row", "solver", positions[:30])
+    assert result.kept == result.decisive and result.best == result.contested > 0
+
+
+def quality_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    assert quality_command.main(["tictactoe", "random", "rules", "--json", *args]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for player in report["players"]:
+        player.pop("ms_per_move")  # a time: the only field that may differ
+    return report
+
+
+def test_workers_give_the_same_json(capsys: pytest.CaptureFixture[str]) -> None:
+    one = quality_json(capsys, "--limit", "300", "--seed", "3")
+    two = quality_json(capsys, "--limit", "300", "--seed", "3", "--workers", "2")
+    assert one == two
+    assert one["positions"] == 300 and [p["player"] for p in one["players"]] == ["random",
+                                                                                  "rules"]
+
+
+def test_table_and_png(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    png = tmp_path / "quality.png"
+    assert quality_command.main(["tictactoe", "perfect", "--limit", "50", "--png",
+                                 str(png)]) == 0
+    out = capsys.readouterr().out
+    assert "perfect" in out and "100.0%" in out
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+# -- bad arguments -----------------------------------------------------------------------------
+
+
+def broken_file(tmp_path: Path) -> str:
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"position": "XXXXXXXXXX", "moves": {"0": 1}}\n', encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("args", [
+    ["chess", "random"],
+    ["tictactoe", "nobody"],
+    ["tictactoe"],
+    ["tictactoe", "random", "--workers", "0"],
+    ["tictactoe", "random", "--positions", "no/such/file.jsonl"],
+    ["tictactoe", "random", "--positions", "BROKEN"],
+    ["tictactoe", "random", "--png", "no/such/dir/out.png"],
+])
+def test_quality_bad_arguments_are_one_line(args: list[str], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    args = [broken_file(tmp_path) if arg == "BROKEN" else arg for arg in args]
+    with pytest.raises(SystemExit) as exit_info:
+        quality_command.main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["four_in_a_row", "--out", "OUT"],  # sampled: --count is required
+    ["chess", "--count", "2", "--out", "OUT"],
+    ["tictactoe", "--count", "0", "--out", "OUT"],
+    ["tictactoe", "--out", "no/such/dir/set.jsonl"],
+])
+def test_positions_bad_arguments_are_one_line(args: list[str], tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    args = [str(tmp_path / "set.jsonl") if arg == "OUT" else arg for arg in args]
+    with pytest.raises(SystemExit) as exit_info:
+        positions_command.main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error" in err
+
+
+def test_positions_command_writes_a_set(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "set.jsonl"
+    assert positions_command.main(["tictactoe", "--count", "5", "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").splitlines() == shipped("tictactoe")[:5]
+    assert "wrote 5" in capsys.readouterr().out

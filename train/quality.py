@@ -1,0 +1,394 @@
+"""Play quality judged by exact solvers (``boardgym quality``).
+
+Each player is asked for a move (``act(state, rng)``) in every position of a labelled set
+(``boardgym positions``; the shipped sets are ``tests/data/GAME.jsonl``), and its move is
+compared with the exact values of all the legal moves there:
+
+- *outcome kept*: the move's outcome class (win / draw / loss: the sign of its value) is the
+  best move's. Counted over the *decisive* positions only, those where the legal moves do not
+  all have the same outcome class;
+- *best move*: the move's exact value is the highest (a fastest win, a slowest loss, the
+  largest disc difference). Counted over the *contested* positions, those where the legal
+  moves do not all have the same value;
+- milliseconds per move: the mean time of ``act`` over every position.
+
+Both shares come with 95% Wilson intervals. Position ``i`` draws the player's tie-breaks
+from ``np.random.default_rng([seed, i])``, so the moves, and every count, do not depend on
+``--workers`` (only the times do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardgym import agents
+from boardgym.agents import Agent
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Game
+from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
+from boardgym.train.evaluate import check_boards, wilson_interval
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
+"""Where the shipped labelled sets live (a source checkout)."""
+PERCENT = 100
+MS_PER_SECOND = 1000
+CHUNK_POSITIONS = 50
+"""Positions per task handed to a worker process."""
+PNG_DPI = 120
+LEGEND_ROOM = 1.2
+"""The chart's height over 100%: room for the legend above the bars."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """One labelled position.
+
+    Attributes:
+        text: the position text (``rules.parse`` reads it).
+        values: action -> exact value of the move for the side to move.
+    """
+
+    text: str
+    values: dict[int, int]
+
+    @property
+    def best(self) -> int:
+        """The highest value."""
+        return max(self.values.values())
+
+    @property
+    def decisive(self) -> bool:
+        """The legal moves do not all have the same outcome class."""
+        return len({int(np.sign(value)) for value in self.values.values()}) > 1
+
+    @property
+    def contested(self) -> bool:
+        """The legal moves do not all have the same value."""
+        return len(set(self.values.values())) > 1
+
+    def keeps_outcome(self, action: int) -> bool:
+        """``action`` is legal here and has the best move's outcome class."""
+        return action in self.values and bool(np.sign(self.values[action]) == np.sign(self.best))
+
+    def is_best(self, action: int) -> bool:
+        """``action`` is legal here and has the highest value."""
+        return self.values.get(action) == self.best
+
+
+def default_positions(record: Game) -> Path:
+    """The shipped set of a game: ``tests/data/GAME.jsonl`` of the source checkout."""
+    return DATA_DIR / f"{record.name}.jsonl"
+
+
+def load_positions(path: str | Path, record: Game) -> list[Position]:
+    """The labelled positions of a JSONL file, each checked to parse as ``record``'s game.
+
+    Raises:
+        ValueError: a missing file, or a line that is not a labelled position of this game
+            (the message names the line).
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise ValueError(f"no position file {str(source)!r}: make one with boardgym "
+                         f"positions {record.name} --out FILE, or pass --positions FILE")
+    positions = []
+    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            item = json.loads(text)
+            record.rules.parse(item["position"])
+            values = {int(action): int(value) for action, value in item["moves"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{source}:{number}: not a labelled {record.name} position "
+                             f"({error})") from None
+        if not values:
+            raise ValueError(f"{source}:{number}: a position without moves")
+        positions.append(Position(item["position"], values))
+    if not positions:
+        raise ValueError(f"{source}: no positions")
+    return positions
+
+
+@dataclass(frozen=True)
+class Quality:
+    """One player's agreement with perfect play.
+
+    Attributes:
+        player: the player's spec.
+        positions: positions asked.
+        decisive: positions whose moves differ in outcome class.
+        kept: decisive positions where the player kept the best outcome class.
+        contested: positions whose moves differ in value.
+        best: contested positions where the player played a move of the highest value.
+        seconds: total time of the player's ``act`` calls.
+    """
+
+    player: str
+    positions: int
+    decisive: int
+    kept: int
+    contested: int
+    best: int
+    seconds: float
+
+    @property
+    def ms_per_move(self) -> float:
+        """Mean milliseconds of one ``act`` call."""
+        return self.seconds * MS_PER_SECOND / self.positions
+
+    def kept_ci95(self) -> tuple[float, float]:
+        """95% Wilson interval of the outcome-kept share ((0, 1) with no decisive position)."""
+        return wilson_interval(self.kept, self.decisive) if self.decisive else (0.0, 1.0)
+
+    def best_ci95(self) -> tuple[float, float]:
+        """95% Wilson interval of the best-move share ((0, 1) with no contested position)."""
+        return wilson_interval(self.best, self.contested) if self.contested else (0.0, 1.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of one player in ``boardgym quality --json``."""
+        return {"player": self.player, "positions": self.positions,
+                "decisive": self.decisive, "kept": self.kept,
+                "kept_rate": _rate(self.kept, self.decisive), "kept_ci95": list(self.kept_ci95()),
+                "contested": self.contested, "best": self.best,
+                "best_rate": _rate(self.best, self.contested),
+                "best_ci95": list(self.best_ci95()),
+                "ms_per_move": round(self.ms_per_move, 3)}
+
+
+def _rate(successes: int, trials: int) -> float | None:
+    return successes / trials if trials else None
+
+
+def tally(player: str, positions: Sequence[Position], actions: Sequence[int],
+          seconds: float) -> Quality:
+    """The ``Quality`` of ``player`` from its move in each position."""
+    decisive = [(position, action) for position, action in zip(positions, actions, strict=True)
+                if position.decisive]
+    contested = [(position, action) for position, action in zip(positions, actions, strict=True)
+                 if position.contested]
+    return Quality(player, len(positions), len(decisive),
+                   int(sum(position.keeps_outcome(action) for position, action in decisive)),
+                   len(contested),
+                   int(sum(position.is_best(action) for position, action in contested)),
+                   seconds)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What every position of a judging run shares (picklable when the player is a spec)."""
+
+    game: str
+    player: str | Agent
+    seed: int
+
+    def make(self) -> Agent:
+        """The player."""
+        return agents.make(self.game, self.player)
+
+    def ask(self, player: Agent, position: Position, index: int) -> tuple[int, float]:
+        """The player's move in position ``index`` and the seconds it took."""
+        state = game_record(self.game).rules.parse(position.text)
+        rng = np.random.default_rng([self.seed, index])
+        start = time.perf_counter()
+        action = int(player.act(state, rng))
+        return action, time.perf_counter() - start
+
+
+_worker_player: Agent | None = None
+
+
+def _init_worker(task: _Task) -> None:
+    """Build the player once per worker process."""
+    global _worker_player
+    _worker_player = task.make()
+
+
+def _ask_chunk(task: _Task, chunk: list[tuple[int, Position]]) -> list[tuple[int, float]]:
+    assert _worker_player is not None, "worker not initialised"
+    return [task.ask(_worker_player, position, index) for index, position in chunk]
+
+
+def _answers(task: _Task, positions: Sequence[Position], workers: int, player: Agent | None,
+             advance: Callable[[int], object]) -> Iterator[tuple[int, float]]:
+    """The player's move and time in each position, in order."""
+    if workers == 1:
+        built = player or task.make()
+        for index, position in enumerate(positions):
+            yield task.ask(built, position, index)
+            advance(1)
+        return
+    numbered = list(enumerate(positions))
+    chunks = [numbered[start:start + CHUNK_POSITIONS]
+              for start in range(0, len(numbered), CHUNK_POSITIONS)]
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(task,)) as pool:
+        for answers in pool.map(_ask_chunk, [task] * len(chunks), chunks):
+            advance(len(answers))
+            yield from answers
+
+
+def _ignore(_: int) -> None:
+    """A progress callback that does nothing."""
+
+
+def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: int = 0,
+          workers: int = 1, advance: Callable[[int], object] = _ignore,
+          built: Agent | None = None) -> Quality:
+    """A player's agreement with the exact values of ``positions``.
+
+    Args:
+        game: a game name or alias.
+        player: a player spec (``agents.make``) or an ``Agent`` (picklable if ``workers > 1``).
+        positions: the labelled positions (``load_positions``).
+        seed: position ``i`` draws the player's randomness from ``default_rng([seed, i])``.
+        workers: processes to spread the positions over (same moves as 1).
+        advance: called with the number of positions just judged.
+        built: the player already built from ``player`` (used when ``workers == 1``).
+
+    Raises:
+        ValueError: unknown game or player, no positions, ``seed < 0`` or ``workers < 1``.
+    """
+    for name, value, minimum in (("positions", len(positions), 1), ("seed", seed, 0),
+                                 ("workers", workers, 1)):
+        if value < minimum:
+            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    task = _Task(game_record(game).name, player, seed)
+    answers = list(_answers(task, positions, workers, built, advance))
+    label = player if isinstance(player, str) else type(player).__name__
+    return tally(label, positions, [action for action, _ in answers],
+                 sum(seconds for _, seconds in answers))
+
+
+# -- reports ---------------------------------------------------------------------------------
+
+
+def _share(successes: int, trials: int, interval: tuple[float, float]) -> str:
+    if not trials:
+        return "-"
+    low, high = interval
+    return (f"{successes / trials * PERCENT:5.1f}% [{low * PERCENT:5.1f}, {high * PERCENT:5.1f}]"
+            f" of {trials}")
+
+
+def table(results: Sequence[Quality]) -> str:
+    """The quality table: one row per player."""
+    width = max(len("player"), *(len(result.player) for result in results))
+    header = (f"{'player':<{width}}  {'outcome kept (95% CI)':<30}  {'best move (95% CI)':<30}"
+              "  ms/move")
+    rows = [f"{result.player:<{width}}  "
+            f"{_share(result.kept, result.decisive, result.kept_ci95()):<30}  "
+            f"{_share(result.best, result.contested, result.best_ci95()):<30}  "
+            f"{result.ms_per_move:7.2f}" for result in results]
+    return "\n".join([header, *rows])
+
+
+def write_png(path: str | Path, game: Game, results: Sequence[Quality]) -> None:
+    """A bar chart of both shares per player, with their 95% intervals as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    width = 0.4
+    x = np.arange(len(results))
+    figure, axes = plt.subplots(figsize=(max(4.0, 1.2 * len(results) + 2), 4))
+    for offset, label, rate, interval in (
+            (-width / 2, "outcome kept", lambda r: _rate(r.kept, r.decisive), Quality.kept_ci95),
+            (width / 2, "best move", lambda r: _rate(r.best, r.contested), Quality.best_ci95)):
+        heights = np.array([(rate(result) or 0.0) * PERCENT for result in results])
+        bounds = np.array([interval(result) for result in results]) * PERCENT
+        errors = np.clip(np.stack([heights - bounds[:, 0], bounds[:, 1] - heights]), 0, None)
+        axes.bar(x + offset, heights, width, yerr=errors, capsize=3, label=label)
+    axes.set_xticks(x, [result.player for result in results], rotation=20, ha="right")
+    axes.set_ylim(0, PERCENT * LEGEND_ROOM)
+    axes.set_yticks(np.arange(0, PERCENT + 1, PERCENT // 5))
+    axes.set_ylabel("% of positions (95% interval)")
+    axes.set_title(f"{game.title}: agreement with perfect play")
+    axes.legend(loc="upper center", ncols=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=PNG_DPI)
+    plt.close(figure)
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``boardgym quality`` argument parser."""
+    parser = CommandParser(
+        prog="boardgym quality",
+        description="How often each player keeps the game-theoretic outcome and plays an "
+                    "exactly best move, on positions labelled by the exact solvers.")
+    parser.add_argument("game", help=f"the game: {game_names()}")
+    parser.add_argument("players", nargs="+", metavar="SPEC",
+                        help="players: built-in names (perfect, solver, lookahead:2, ...) or "
+                             "checkpoint paths")
+    parser.add_argument("--positions", metavar="FILE",
+                        help="labelled positions (default: tests/data/GAME.jsonl)")
+    parser.add_argument("--limit", type=int_at_least(1),
+                        help="judge only the first N positions")
+    parser.add_argument("--seed", type=int_at_least(0), default=0,
+                        help="seed of the players' tie-breaks (default 0)")
+    parser.add_argument("--workers", type=int_at_least(1), default=1,
+                        help="processes to spread the positions over (same results as 1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--png", metavar="OUT", help="also draw a bar chart to this PNG file")
+    return parser
+
+
+def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
+             ) -> tuple[Game, Path, list[Position], list[Agent]]:
+    """The game, the positions' file and contents, and the players built once; any problem
+    ends the program with a one-line usage error."""
+    try:
+        record = game_record(args.game)
+        path = Path(args.positions) if args.positions else default_positions(record)
+        positions = load_positions(path, record)[:args.limit]
+        built = [agents.make(record, spec) for spec in args.players]
+        check_boards(record.name, built, None)
+        if args.png and not Path(args.png).resolve().parent.is_dir():
+            raise ValueError(f"--png: no directory {str(Path(args.png).parent)!r}")
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
+    return record, path, positions, built
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``boardgym quality GAME SPEC... [--positions FILE] [--limit N] [--seed S] [--json]
+    [--workers K] [--png OUT]``.
+
+    Returns:
+        0 on success (a usage error exits with 2 and one line on stderr).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    record, path, positions, built = _resolve(parser, args)
+    bar = progress_bar(len(positions) * len(built), "position")
+    advance = _ignore if bar is None else bar.update
+    try:
+        results = [judge(record.name, spec, positions, args.seed, args.workers, advance, player)
+                   for spec, player in zip(args.players, built, strict=True)]
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.png:
+        write_png(args.png, record, results)
+    if args.json:
+        print(json.dumps({"game": record.name, "positions_file": str(path),
+                          "positions": len(positions), "seed": args.seed,
+                          "players": [result.to_dict() for result in results]}))
+    else:
+        print(f"{record.title}: {len(positions)} positions from {path}, seed {args.seed}")
+        print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
