@@ -17,9 +17,9 @@ A boardgym checkpoint is a zip of plain data, read without unpickling anything:
 ``load_network`` is the one reader: it checks the record, rebuilds the policy in plain code
 and loads its weights. Anything else (an SB3 zip with its pickled ``data`` entry, as boardgym
 wrote before format 2; a record naming a class off the allow-list or lacking a key; weights
-that need unpickling) is refused with a one-line ``CheckpointError``. A trusted old file is
-converted with ``python -m boardgym.agents.policy convert OLD NEW`` (this one command
-unpickles: run it only on files you trust). Writes are atomic (temporary file, then rename).
+that need unpickling) is refused with a one-line ``CheckpointError``. An old file is
+converted with ``python -m boardgym.agents.policy convert OLD NEW``, which unpickles nothing
+either. Writes are atomic (temporary file, then rename).
 
 torch and stable-baselines3 are imported only here (lazily from ``agents.make``). A
 checkpoint is loaded once per process: ``load_policy`` keeps the players it built, by file
@@ -34,7 +34,7 @@ import io
 import json
 import os
 import pickle
-import sys
+import re
 import zipfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -47,7 +47,6 @@ import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from boardgym.agents import networks
 from boardgym.agents.networks import ACTIVATIONS, EXTRACTORS, POLICIES, action_logits
 from boardgym.envs.games import GAMES, canonical_name, rules
 
@@ -75,10 +74,9 @@ MAX_LAYERS = 16
 """The most hidden layers per head a checkpoint may ask for."""
 MAX_ENTRY_BYTES = 256 * 2 ** 20
 """The largest entry read from a checkpoint (a guard against zip bombs)."""
-CONVERT_HINT = ("convert a file you trust with `python -m boardgym.agents.policy convert "
-                "OLD.zip NEW.zip`")
+CONVERT_HINT = ("convert it with `python -m boardgym.agents.policy convert OLD.zip NEW.zip` "
+                "(it reads the old file without unpickling)")
 DEFAULT_ALGO = "MaskablePPO"
-COMPARED_POSITIONS = 64
 """Positions on which ``convert`` checks that the new file plays as the old one."""
 MASKED_LOGIT = -np.inf
 INFERENCE_THREADS = 1
@@ -460,7 +458,7 @@ def load_network(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str,
     Raises:
         FileNotFoundError: no file at ``path``.
         CheckpointError: anything but a boardgym checkpoint of this format (the message
-            says what it is and how to convert a trusted one).
+            says what it is and how to convert it).
     """
     metadata = read_metadata(path)
     policy = build_policy(metadata, path)
@@ -635,109 +633,124 @@ def _load_policy(path: str, game: str, stochastic: bool) -> PolicyAgent:
     return PolicyAgent(policy, metadata, stochastic=stochastic, name=str(path))
 
 
-# -- converting a trusted file of the pickled format ------------------------------------------
+# -- converting a file of the pickled format ---------------------------------------------------
 
-LEGACY_MODULES = {"agents": "boardgym.agents", "agents.networks": "boardgym.agents.networks"}
-"""Import paths that pickled checkpoints name (boardgym before one namespace) -> today's."""
-
-
-@contextmanager
-def legacy_modules() -> Iterator[None]:
-    """Make the modules that old pickles name importable under their old names, for the
-    duration of the block."""
-    saved = {name: sys.modules.get(name) for name in LEGACY_MODULES}
-    targets = {"boardgym.agents": sys.modules["boardgym.agents"],
-               "boardgym.agents.networks": networks}
-    sys.modules.update({old: targets[new] for old, new in LEGACY_MODULES.items()})
-    try:
-        yield
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
+CLASS_NAME = re.compile(r"<class '(?:[\w.]+\.)?(\w+)'>")
+"""The class name in the text stable-baselines3 writes beside a pickled class."""
+METHOD_OWNER = re.compile(r"<function (\w+)\.__init__ ")
+"""A policy class's name, read off the text of its ``__init__`` in the same record."""
+SERIALIZED = ":serialized:"
 
 
-def sample_positions(game: str, env_kwargs: dict[str, Any], count: int,
-                     seed: int = 0) -> list[Any]:
-    """``count`` positions of ``game`` from seeded random games (no terminal positions)."""
-    module, rng = rules(game), np.random.default_rng(seed)
-    positions: list[Any] = []
-    state = initial_state(game, env_kwargs)
-    while len(positions) < count:
-        if module.is_terminal(state):
-            state = initial_state(game, env_kwargs)
-        positions.append(state)
-        state = module.apply(state, int(rng.choice(np.flatnonzero(module.legal_mask(state)))))
-    return positions
+def _readable_class(value: Any, pattern: re.Pattern[str], what: str, old: Path) -> str:
+    """The class name stable-baselines3 wrote as readable text beside a pickled class (the
+    pickle itself, under ``:serialized:``, is never read).
+
+    Raises:
+        CheckpointError: no such text.
+    """
+    texts = [value] if isinstance(value, str) else \
+        [text for key, text in value.items() if key != SERIALIZED and isinstance(text, str)] \
+        if isinstance(value, dict) else []
+    for text in texts:
+        found = pattern.search(text)
+        if found:
+            return found.group(1)
+    raise CheckpointError(f"{old}: its {what} is not named in readable form; not an old "
+                          "boardgym checkpoint")
 
 
-def same_logits(first: Any, second: Any, game: str, env_kwargs: dict[str, Any]) -> bool:
-    """Whether two policies give identical action logits on ``COMPARED_POSITIONS`` positions."""
-    module = rules(game)
-    positions = sample_positions(game, env_kwargs, COMPARED_POSITIONS)
-    observations = np.stack([module.observation(state) for state in positions])
-    masks = np.ones((len(positions), board_facts(game, env_kwargs)[1]), dtype=bool)
-    return bool(np.array_equal(masked_logits(first, observations, masks),
-                               masked_logits(second, observations, masks)))
+def _signature_default(cls: type, name: str) -> Any:
+    """The default of the constructor argument ``name`` of ``cls``, or of the first base
+    class that names it (a subclass may pass it on through ``**kwargs``): what SB3 used when
+    the run did not set it."""
+    for klass in cls.__mro__:
+        parameter = inspect.signature(klass).parameters.get(name)
+        if parameter is not None:
+            return parameter.default
+    raise CheckpointError(f"{cls.__name__} takes no {name}")
+
+
+def _old_architecture(data: dict[str, Any], old: Path) -> dict[str, Any]:
+    """The architecture record of an old (format 1) checkpoint, from the readable parts of
+    its ``data`` entry: class names as text, sizes as JSON."""
+    kwargs = data.get("policy_kwargs")
+    if not isinstance(kwargs, dict):
+        raise CheckpointError(f"{old}: no readable policy_kwargs; not an old boardgym checkpoint")
+    policy_name = _readable_class(data.get("policy_class"), METHOD_OWNER, "policy class", old)
+    policy_class = POLICIES.get(policy_name)
+    activation = kwargs.get("activation_fn")
+    net_arch = kwargs.get("net_arch", {})  # a list: the same layers for both heads
+    return {
+        "class": policy_name,
+        "features_extractor": _readable_class(kwargs.get("features_extractor_class"),
+                                              CLASS_NAME, "feature extractor", old),
+        "features_extractor_kwargs": kwargs.get("features_extractor_kwargs", {}),
+        "net_arch": {head: net_arch for head in HEADS} if isinstance(net_arch, list)
+        else net_arch,
+        "activation": _readable_class(activation, CLASS_NAME, "activation", old)
+        if activation is not None or policy_class is None
+        else _signature_default(policy_class, "activation_fn").__name__,
+        "share_features_extractor": kwargs.get(
+            "share_features_extractor",
+            policy_class is None or _signature_default(policy_class, "share_features_extractor")),
+    }
+
+
+def _old_counters(data: dict[str, Any]) -> dict[str, Any]:
+    """``--resume``'s counters from the readable parts of an old ``data`` entry (the recent
+    episodes' buffer is pickled there, so it starts empty)."""
+    return {"n_updates": int(data.get("_n_updates", 0)),
+            "episode_num": int(data.get("_episode_num", 0)), "ep_info_buffer": []}
 
 
 def convert(old: str | Path, new: str | Path) -> dict[str, Any]:
-    """Convert a TRUSTED checkpoint of the pickled format (boardgym before format 2) to this
-    format, and check that the new file plays exactly as the old one.
-
-    This unpickles ``old`` (through stable-baselines3's loader): never run it on a file
-    from someone you do not trust.
+    """Convert a checkpoint of the pickled format (boardgym before format 2) to this one
+    without unpickling anything: the architecture from the readable text of its ``data``
+    entry (checked against the allow-lists), the weights and optimizer state read with
+    ``torch.load(weights_only=True)`` and loaded key for key.
 
     Returns:
         The new file's ``boardgym.json`` record.
 
     Raises:
         FileNotFoundError: no file at ``old``.
-        CheckpointError: ``old`` is not an old boardgym checkpoint, or will not load.
+        CheckpointError: ``old`` is not an old boardgym checkpoint, or its weights do not fit
+            its architecture.
     """
-    from sb3_contrib import MaskablePPO
-
+    old = Path(old)
     record = read_entry(old, METADATA_ENTRY)
     if record is None:
         raise CheckpointError(f"{old} is not a boardgym checkpoint (no {METADATA_ENTRY})")
     if record.get("format_version") == FORMAT_VERSION:
         raise CheckpointError(f"{old} is already in format {FORMAT_VERSION}; nothing to convert")
-    try:
-        with legacy_modules():
-            model = MaskablePPO.load(old, device="cpu")
-    except Exception as error:  # SB3 raises many kinds on a damaged zip
-        raise CheckpointError(f"{old} does not load as a stable-baselines3 model "
-                              f"({type(error).__name__}: {one_line(str(error))})") from error
+    data = read_entry(old, PICKLED_ENTRY)
+    if data is None:
+        raise CheckpointError(f"{old} has no {PICKLED_ENTRY} entry; not an old boardgym "
+                              "checkpoint")
+    game, env_kwargs = str(record.get("game")), record.get("env_kwargs", {})
+    steps = int(data.get("num_timesteps", record.get("num_timesteps", 0)))
+    metadata = checkpoint_metadata(game, env_kwargs, steps, _old_architecture(data, old))
+    policy = build_policy(metadata, old)
+    load_state(policy, read_tensors(old, POLICY_ENTRY), old, POLICY_ENTRY)
+    load_state(policy.optimizer, read_tensors(old, OPTIMIZER_ENTRY), old, OPTIMIZER_ENTRY)
     train_state = read_entry(old, TRAIN_STATE_ENTRY)
     entries = {} if train_state is None else {
-        TRAIN_STATE_ENTRY: {**train_state, "counters": model_counters(model)}}
-    new = Path(new)
-    draft = new.with_name(f".{new.name}.converted")
-    try:
-        metadata = write_checkpoint(draft, model.policy, record["game"],
-                                    record.get("env_kwargs", {}), model.num_timesteps, entries)
-        policy, _ = load_network(draft)
-        if not same_logits(model.policy, policy, metadata["game"], metadata["env_kwargs"]):
-            raise CheckpointError(f"the converted {old} would not play as the old one; "
-                                  "nothing written")
-        os.replace(draft, new)
-    finally:
-        draft.unlink(missing_ok=True)
-    return metadata
+        TRAIN_STATE_ENTRY: {**train_state, "counters": _old_counters(data)}}
+    return write_checkpoint(new, policy, game, env_kwargs, steps, entries)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m boardgym.agents.policy convert OLD NEW``: returns the exit code."""
     parser = argparse.ArgumentParser(
         prog="python -m boardgym.agents.policy",
-        description="Convert a trusted boardgym checkpoint of the old pickled format "
-                    f"(format {PICKLED_FORMAT}) to the pickle-free format {FORMAT_VERSION}. "
-                    "The old file is unpickled: run this only on files you trust.")
+        description="Convert a boardgym checkpoint of the old pickled format "
+                    f"(format {PICKLED_FORMAT}) to the pickle-free format {FORMAT_VERSION}, "
+                    "without unpickling it: the architecture from its readable record, the "
+                    "weights as plain tensors.")
     commands = parser.add_subparsers(dest="command", required=True)
-    command = commands.add_parser("convert", help="convert OLD (trusted) to NEW")
-    command.add_argument("old", type=Path, help="the old checkpoint (a file you trust)")
+    command = commands.add_parser("convert", help="convert OLD to NEW")
+    command.add_argument("old", type=Path, help="the old checkpoint")
     command.add_argument("new", type=Path, help="where to write the new one (may be OLD)")
     args = parser.parse_args(argv)
     try:
@@ -745,8 +758,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as error:
         parser.error(one_line(str(error)))
     print(f"{args.new}: {metadata['game']} checkpoint, format {FORMAT_VERSION}, "
-          f"{metadata['num_timesteps']} steps; plays as {args.old} on {COMPARED_POSITIONS} "
-          "positions")
+          f"{metadata['num_timesteps']} steps; plays as {args.old}: the same weights, "
+          "read as plain tensors")
     return 0
 
 

@@ -210,3 +210,17 @@ def test_a_record_missing_a_key_is_one_line_on_the_command_line(tmp_path: Path) 
     out = run_cli(["evaluate", "tictactoe", str(path), "random", "--games", "2"], tmp_path)
     assert_refused_in_one_line(out)
     assert "lacks 'n_actions'" in out.stderr
+
+
+@pytest.mark.parametrize("craft", sorted(REFUSED_BY_AGENTS))
+def test_converting_a_crafted_file_runs_nothing(craft: str, tmp_path: Path, marker: Path) -> None:
+    """The converter reads the old format without unpickling too: a payload stays inert,
+    whether the file is refused or converted."""
+    from boardgym.agents import policy
+
+    path = REFUSED_BY_AGENTS[craft](tmp_path / f"{craft}.zip", marker)
+    try:
+        policy.convert(path, tmp_path / "converted.zip")
+    except CheckpointError as error:
+        assert "\n" not in str(error)
+    assert not marker.exists()
