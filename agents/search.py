@@ -70,6 +70,11 @@ def _never_exact(state: Any) -> int | None:
     return None
 
 
+def no_solver(state: Any) -> tuple[dict[int, float], int] | None:
+    """``Heuristics.solve_moves`` of a game without a faster exact endgame: never answers."""
+    return None
+
+
 @dataclass(frozen=True)
 class Heuristics:
     """The game knowledge an alpha-beta search uses; every value is for the side to move.
@@ -84,6 +89,10 @@ class Heuristics:
         key: a hashable key that identifies the position for the transposition table.
         exact_budget: the most positions an exact search to the end may visit; beyond it
             the search gives up and keeps its depth-limited result (``None``: no limit).
+        solve_moves: a faster exact endgame (e.g. a compiled solver), asked instead of the
+            search whenever ``exact_plies`` is not ``None``: the ``decisive`` value of every
+            legal move and the positions it visited, or ``None`` when it cannot answer
+            (then the search plays the endgame itself).
     """
 
     rules: Rules
@@ -93,6 +102,7 @@ class Heuristics:
     exact_plies: Callable[[Any], int | None] = _never_exact
     key: Callable[[Any], Hashable] = tuple
     exact_budget: int | None = None
+    solve_moves: Callable[[Any], tuple[dict[int, float], int] | None] = no_solver
 
     def moves(self, state: Any) -> list[int]:
         """The legal moves of ``state``, in the hinted order."""
@@ -197,7 +207,8 @@ def search(state: Any, heuristics: Heuristics, depth: int,
 
     When ``heuristics.exact_plies`` says the rest of the game is within reach, the search
     then continues to the end of the game (within ``heuristics.exact_budget`` positions),
-    and the value is exact. Ties between equally
+    and the value is exact; if ``heuristics.solve_moves`` answers, its values are used
+    instead and nothing is searched. Ties between equally
     valued root moves are broken by a shuffle drawn from ``rng``.
 
     Raises:
@@ -209,6 +220,11 @@ def search(state: Any, heuristics: Heuristics, depth: int,
         raise ValueError("cannot search a finished game: there is no move to choose")
     remaining = heuristics.exact_plies(state)
     moves = [int(m) for m in rng.permutation(heuristics.moves(state))]
+    solved = None if remaining is None else heuristics.solve_moves(state)
+    if remaining is not None and solved is not None:
+        values, nodes = solved
+        best = max(moves, key=values.__getitem__)  # the first best in the shuffled order
+        return SearchResult(best, values[best], remaining, True, nodes)
     run = _Search(heuristics)
     best_move, value, completed = moves[0], 0.0, 0
     for iteration in range(1, depth + 1):

@@ -237,3 +237,21 @@ def test_generic_alphabeta_values_finished_games_by_the_rules_result() -> None:
         O X X
     """, to_move=1)
     assert Heuristics(rules=tictactoe).value_of_end(drawn) == 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_reversi_alphabeta_endgame_through_the_compiled_solver(seed: int) -> None:
+    """From ``ENDGAME_EMPTIES`` empties alphabeta asks the compiled solver: its move is one of
+    the solver's best, its value proven, and the outcome the Python endgame search finds."""
+    pytest.importorskip("numba")
+    from boardgym.agents.solvers import reversi as solver
+
+    state = _endgame(seed, reversi_strong.ENDGAME_EMPTIES)
+    compiled = search(state, reversi_strong.HEURISTICS, 2, np.random.default_rng(seed))
+    python = search(state, replace(reversi_strong.HEURISTICS, solve_moves=lambda _: None), 2,
+                    np.random.default_rng(seed))
+    scores = solver.move_scores(state)
+    assert compiled.exact and python.exact
+    assert scores[compiled.move] == max(scores.values()) == margin_of(compiled.value)
+    assert np.sign(compiled.value) == np.sign(python.value)
+    assert compiled.nodes > 0

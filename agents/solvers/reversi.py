@@ -277,6 +277,15 @@ def move_scores(state: rules.State) -> dict[int, int]:
     Raises:
         ValueError: a batched state.
     """
+    return counted_move_scores(state)[0]
+
+
+def counted_move_scores(state: rules.State) -> tuple[dict[int, int], int]:
+    """``move_scores`` and the number of positions the search visited to find them.
+
+    Raises:
+        ValueError: a batched state.
+    """
     me, opp = _words(state)
     counter = np.zeros(1, dtype=np.int64)
     scores = {}
@@ -284,7 +293,8 @@ def move_scores(state: rules.State) -> dict[int, int]:
         move = np.uint64(1 << action)
         flipped = flips(me, opp, move)
         scores[action] = -int(_solve(opp ^ flipped, me | move | flipped, TABLE.arrays, counter))
-    return scores
+    return scores, int(counter[0])
 
 
-__all__ = ["TABLE", "Table", "final_score", "flips", "legal_moves", "move_scores", "solve"]
+__all__ = ["TABLE", "Table", "counted_move_scores", "final_score", "flips", "legal_moves",
+           "move_scores", "solve"]
