@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,15 @@ from boardgym.envs.games import game as game_record
 from boardgym.train import positions as positions_command
 from boardgym.train import quality as quality_command
 from boardgym.train.positions import LABELLERS, position_lines, stones
-from boardgym.train.quality import judge, load_positions
+from boardgym.train.quality import (
+    Position,
+    default_positions,
+    judge,
+    load_positions,
+    part_of,
+    selection_positions,
+    split,
+)
 
 DATA = Path(__file__).parent / "data"
 TICTACTOE_LIVE_POSITIONS = 4520
@@ -180,3 +191,54 @@ def test_positions_command_writes_a_set(tmp_path: Path,
     assert positions_command.main(["tictactoe", "--count", "5", "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8").splitlines() == shipped("tictactoe")[:5]
     assert "wrote 5" in capsys.readouterr().out
+
+
+# -- held-apart parts --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "four_in_a_row", "reversi"])
+def test_parts_are_disjoint_cover_the_set_and_are_about_a_fifth(name: str) -> None:
+    record = game_record(name)
+    positions = load_positions(default_positions(record), record)
+    selection, report = split(positions, "selection"), split(positions, "report")
+    texts = {part: {position.text for position in chosen}
+             for part, chosen in (("selection", selection), ("report", report))}
+    assert not texts["selection"] & texts["report"]
+    assert len(selection) + len(report) == len(positions) == len(split(positions, "all"))
+    assert texts["selection"] | texts["report"] == {position.text for position in positions}
+    assert 0.1 < len(selection) / len(positions) < 0.3
+
+
+def test_a_position_part_depends_on_its_text_alone_and_is_stable() -> None:
+    # crc32 of the text, not Python's salted hash: the same split on every machine and run
+    empty = Position("---------", {4: 0})
+    assert part_of(empty) == part_of(Position("---------", {0: 1, 4: -1}))
+    known = {"-X-------": "selection", "4": "selection", "X--------": "report", "44": "report"}
+    assert {text: part_of(Position(text, {0: 0})) for text in known} == known
+    script = ("from boardgym.train.quality import Position, part_of; "
+              f"print([part_of(Position(t, {{0: 0}})) for t in {list(known)}])")
+    outputs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed},
+                              check=True).stdout for seed in ("1", "2")}
+    assert outputs == {f"{list(known.values())}\n"}
+
+
+def test_part_option_judges_that_part(capsys: pytest.CaptureFixture[str]) -> None:
+    record = game_record("tictactoe")
+    positions = load_positions(default_positions(record), record)
+    counts = {part: quality_json(capsys, "--part", part)["positions"]
+              for part in ("all", "report", "selection")}
+    assert counts == {part: len(split(positions, part)) for part in counts}
+    assert counts["all"] == len(positions) == counts["report"] + counts["selection"]
+    assert quality_command.main(["tictactoe", "perfect", "--part", "selection", "--limit",
+                                 "20"]) == 0
+    assert "20 positions (selection part)" in capsys.readouterr().out
+
+
+def test_selection_positions_refuse_more_than_there_are_and_other_boards() -> None:
+    record = game_record("four_in_a_row")
+    assert len(selection_positions(record, 10)) == 10
+    with pytest.raises(ValueError, match="--eval-quality 181 or fewer"):
+        selection_positions(record, 10_000)
+    with pytest.raises(ValueError, match="board differs"):
+        selection_positions(record, 10, {"rows": 5, "columns": 6})

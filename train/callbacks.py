@@ -2,7 +2,11 @@
 
 The learner is evaluated against each eval opponent: on the batched vector env when the
 opponent has a batched twin (all games side by side, one forward pass a turn), else game by
-game through ``train.evaluate.play_match``. Eval agents are built once per run.
+game through ``train.evaluate.play_match``. Eval agents are built once per run. With
+``eval_quality: N`` each evaluation also judges the learner's greedy moves on N positions of
+the selection part of the game's labelled set (``train.quality``); ``best.zip`` is then the
+evaluation with the best quality score (ties: the best win score), and ``patience`` stops a
+run whose selection key has not improved for that many evaluations.
 """
 
 from __future__ import annotations
@@ -30,7 +34,17 @@ from boardgym.envs.games import players
 from boardgym.train.config import TrainConfig
 from boardgym.train.evaluate import A_WON, B_WON, TIE, MatchResult, play_match
 from boardgym.train.plot import EVAL_FILE
-from boardgym.train.runs import CHECKPOINTS, Run, save_checkpoint, write_json
+from boardgym.train.quality import Position, Quality, judge, selection_positions
+from boardgym.train.runs import (
+    CHECKPOINTS,
+    QUALITY,
+    WIN_RATE,
+    Run,
+    Selection,
+    save_checkpoint,
+    selection_key,
+    write_json,
+)
 
 Hook = Callable[["RunCallback"], None]
 """Called with the callback after each rollout's update (self-play's league)."""
@@ -106,6 +120,15 @@ class RunCallback(BaseCallback):
         self.eval_agents = {spec: agents.make(record, spec) for spec in run.config.eval_opponents
                             if players.make_batched(record, spec) is None}
         """The eval opponents without a batched twin, built once."""
+        count = run.config.eval_quality
+        self.quality_positions: list[Position] = [] if not count else selection_positions(
+            record, count, board_kwargs(run.config.env_kwargs))
+        """The selection positions judged at each evaluation (none: quality is off)."""
+        metric = QUALITY if count else WIN_RATE
+        if run.selection.metric != metric:  # a resume that turned eval_quality on or off
+            run.selection = Selection(metric)
+        self.stopped = False
+        """Set when ``patience`` evaluations in a row brought no new best."""
 
     def _init_callback(self) -> None:
         config = self.run.config
@@ -114,7 +137,8 @@ class RunCallback(BaseCallback):
         self.next_checkpoint = next_multiple(step, config.checkpoint_every)
 
     def _on_step(self) -> bool:
-        return True
+        """Go on unless the run stopped early (``patience``)."""
+        return not self.stopped
 
     def _on_rollout_start(self) -> None:
         """After each update (and before the first rollout): evaluate, hooks, checkpoint."""
@@ -130,9 +154,9 @@ class RunCallback(BaseCallback):
             self.next_checkpoint = next_multiple(step, config.checkpoint_every)
 
     def _on_training_end(self) -> None:
-        """A last evaluation and checkpoint at the final step."""
+        """A last evaluation (unless the run stopped early) and checkpoint at the final step."""
         step = self.model.num_timesteps
-        if not self.run.history or self.run.history[-1]["step"] != step:
+        if not self.stopped and (not self.run.history or self.run.history[-1]["step"] != step):
             self.evaluate()
         self.checkpoint()
 
@@ -150,9 +174,19 @@ class RunCallback(BaseCallback):
                                result.b_wins, result.ties, result.seconds, result.outcomes)
         return vector_match(self.model.policy, config, spec, config.eval_games, config.seed)
 
+    def judge_quality(self) -> Quality | None:
+        """The learner's greedy moves judged on the selection positions (None: quality off)."""
+        if not self.quality_positions:
+            return None
+        config = self.run.config
+        return judge(config.game, learner_agent(self.model, config), self.quality_positions,
+                     seed=config.seed)
+
     def evaluate(self) -> dict[str, float]:
-        """Win and loss rates against the eval opponents: logged, saved to ``eval.json``;
-        ``best.zip`` keeps the weights with the best mean (win rate - loss rate)."""
+        """Win and loss rates against the eval opponents (and the quality on the selection
+        positions, with ``eval_quality``): logged, saved to ``eval.json``; ``best.zip`` keeps
+        the weights of the best evaluation (``runs.selection_key``), ``best.json`` says which;
+        ``patience`` evaluations without a new best stop the run."""
         config, step = self.run.config, self.model.num_timesteps
         results = {spec: self.eval_match(spec) for spec in config.eval_opponents}
         wins = {spec: r.a_win_rate for spec, r in results.items()}
@@ -160,20 +194,37 @@ class RunCallback(BaseCallback):
         for spec in results:
             self.logger.record(f"eval/win_rate_vs_{spec}", wins[spec])
             self.logger.record(f"eval/loss_rate_vs_{spec}", losses[spec])
+        record: dict[str, Any] = {"step": step, "seconds": round(self.wall_time(), 1),
+                                  "win_rates": wins, "loss_rates": losses}
+        quality = self.judge_quality()
+        if quality is not None:
+            record["quality"] = quality_record(quality)
+            for name in QUALITY_FIELDS:
+                self.logger.record(f"eval/quality_{name}", record["quality"][name])
         self.logger.dump(step)
-        self.run.history.append({"step": step, "seconds": round(self.wall_time(), 1),
-                                 "win_rates": wins, "loss_rates": losses})
+        self.run.history.append(record)
         write_json(self.run.directory / EVAL_FILE, self.run.history)
         print(f"[{step:>9} steps, {self.wall_time():7.0f} s] win/loss "
-              + ", ".join(f"{spec} {wins[spec]:.0%}/{losses[spec]:.0%}" for spec in results),
+              + ", ".join(f"{spec} {wins[spec]:.0%}/{losses[spec]:.0%}" for spec in results)
+              + ("" if quality is None else f"; quality {quality_summary(quality)}"),
               flush=True)
         save_checkpoint(self.model, self.run.directory / CHECKPOINTS / f"step_{step}.zip",
                         config.game, config.env_kwargs)
-        score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
-        if score > self.run.best_score:
-            self.run.best_score = score
-            save_checkpoint(self.model, self.run.best, config.game, config.env_kwargs)
+        win_score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
+        self.select(selection_key(win_score, None if quality is None else quality.score), step)
         return wins
+
+    def select(self, key: list[float], step: int) -> None:
+        """Keep the learner as ``best.zip`` if ``key`` is a new best; write ``best.json``;
+        stop the run after ``patience`` evaluations without a new best."""
+        run, config = self.run, self.run.config
+        if run.selection.offer(key, step):
+            save_checkpoint(self.model, run.best, config.game, config.env_kwargs)
+        write_json(run.best_record, run.selection.to_dict())
+        if config.patience and run.selection.stalled >= config.patience:
+            self.stopped = True
+            print(f"[{step:>9} steps] stopping: no new best in {config.patience} "
+                  f"evaluations (best at step {run.selection.step})", flush=True)
 
     def checkpoint(self) -> None:
         """Write ``last.zip`` atomically with everything ``--resume`` needs."""
@@ -181,6 +232,25 @@ class RunCallback(BaseCallback):
         state = self.run.train_state(self.model, self.training_env)
         save_checkpoint(self.model, self.run.last, self.run.config.game,
                         self.run.config.env_kwargs, state)
+
+
+QUALITY_FIELDS = ("kept_rate", "best_rate", "score")
+"""The quality figures of an evaluation record (``eval.json``'s ``"quality"``)."""
+
+
+def quality_record(quality: Quality) -> dict[str, Any]:
+    """An evaluation's quality figures: positions judged, the outcome-kept and best-move
+    shares (None where no position counts) and the score that selects ``best.zip``."""
+    return {"positions": quality.positions, "kept_rate": quality.kept_rate,
+            "best_rate": quality.best_rate, "score": quality.score}
+
+
+def quality_summary(quality: Quality) -> str:
+    """``"kept 91% / best 80% of 181"``: the progress line's quality figures."""
+    shares = [f"{name} {rate:.0%}" for name, rate in (("kept", quality.kept_rate),
+                                                      ("best", quality.best_rate))
+              if rate is not None]
+    return f"{' / '.join(shares) or 'no decisive position'} of {quality.positions}"
 
 
 def next_multiple(step: int, every: int) -> int:

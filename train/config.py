@@ -23,6 +23,8 @@ from boardgym.envs.games import canonical_name
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")
 VECTORIZATIONS = ("auto", "vector", "dummy")
+OPENING_BOUNDS = 2
+"""``opening_plies`` is ``[low, high]``."""
 SEED_LIMIT = 2 ** 32
 """Seeds are below this (numpy's global generator takes 32-bit seeds)."""
 MAX_TORCH_THREADS = os.cpu_count() or 1
@@ -32,8 +34,10 @@ TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: 
 """How a config key's type is named in error messages."""
 POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
-                 "snapshot_every", "league_games", "max_snapshots", "channels", "blocks",
+                 "snapshot_every", "league_games", "max_snapshots", "channels",
                  "features_dim")
+NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience")
+"""Integer keys where 0 means none (no residual block) or off."""
 
 
 @dataclass
@@ -70,6 +74,16 @@ class TrainConfig:
             the learner's current weights join the pool as a frozen snapshot.
         league_games: self-play only: games per pool member in a league check.
         max_snapshots: self-play only: the most recent snapshots kept in the pool.
+        snapshot_weight: self-play only: the draw weight the snapshots share (split equally
+            among the snapshots in the pool), next to ``opponent_weights``.
+        opening_plies: ``[low, high]``: every training game starts from a random opening of
+            ``low`` to ``high`` plies (``openings.unfinished_opening``, drawn from the env's
+            seed; never a finished position); ``None``: from the start position. Needs the
+            per-game env (the batched env starts every game at the start).
+        eval_quality: at each evaluation, judge the learner (greedy) on this many positions of
+            the selection part of the game's labelled set (``quality.selection_positions``);
+            ``best.zip`` is then the snapshot with the best quality score. 0: off.
+        patience: stop the run after this many evaluations without a new best (0: never).
     """
 
     game: str
@@ -106,6 +120,10 @@ class TrainConfig:
     snapshot_margin: float = 0.6
     league_games: int = 50
     max_snapshots: int = 8
+    snapshot_weight: float = 1.0
+    opening_plies: list[int] | None = None
+    eval_quality: int = 0
+    patience: int = 0
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -141,6 +159,17 @@ class TrainConfig:
                              f"{self.snapshot_margin}")
         if any(size <= 0 for size in self.net_arch):
             raise ValueError(f"net_arch layers must be positive, got {self.net_arch}")
+        for name in NON_NEGATIVE_KEYS:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be 0 or a positive integer, got "
+                                 f"{getattr(self, name)}; fix it with --set {name}=...")
+        if self.snapshot_weight <= 0:
+            raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
+        plies = self.opening_plies
+        if plies is not None and (len(plies) != OPENING_BOUNDS or min(plies) < 0
+                                  or plies[0] > plies[1]):
+            raise ValueError(f"opening_plies must be [low, high] with 0 <= low <= high, got "
+                             f"{plies}; e.g. --set opening_plies=[0,8] (or null: no openings)")
 
     def _check_opponents(self) -> None:
         """Opponents and their draw weights."""

@@ -141,6 +141,37 @@ def _random_plies(record: Game, plies: int, rng: np.random.Generator,
     return tuple(actions), state
 
 
+def unfinished_opening(record: Game, low: int, high: int, rng: np.random.Generator,
+                       config: dict[str, Any] | None = None) -> tuple[Opening, Any]:
+    """A random training opening and the position it reaches, never a finished one.
+
+    The number of plies is drawn uniformly from ``[low, high]``; each ply is uniformly random
+    among the legal moves that do not end the game. The opening stops early where every legal
+    move would end it. Every random number comes from ``rng``.
+
+    Args:
+        record: the game.
+        low, high: the fewest and most plies, ``0 <= low <= high``.
+        rng: the generator (a seeded one reproduces the opening).
+        config: board options.
+
+    Returns:
+        The actions from the start position and the (unfinished) position they reach.
+    """
+    rules = record.rules
+    state, actions = rules.initial_state(**(config or {})), list[int]()
+    plies = int(rng.integers(low, high + 1))
+    while len(actions) < plies:
+        moves = [int(action) for action in np.flatnonzero(rules.legal_mask(state))
+                 if not rules.is_terminal(rules.apply(state, int(action)))]
+        if not moves:
+            break
+        action = moves[int(rng.integers(len(moves)))]
+        actions.append(action)
+        state = rules.apply(state, action)
+    return tuple(actions), state
+
+
 def opening_rng(seed: int, index: int) -> np.random.Generator:
     """The generator of opening ``index`` of seed ``seed``."""
     return np.random.default_rng([seed, index, OPENING_STREAM])

@@ -2,8 +2,10 @@
 
 ``boardgym plot RUN_DIR [--out FILE.png]`` reads the run's ``eval.json`` (written by
 ``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent (solid: won,
-dashed: lost); the PNG goes to
-``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise.
+dashed: lost); when the run judged quality (``--eval-quality N``) a second panel below shows
+the outcome-kept and best-move shares on the selection positions, with the step of
+``best.zip`` marked. The PNG goes to ``RUN_DIR/learning_curve.png`` unless ``--out`` says
+otherwise.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from boardgym.train.cli import CommandParser
 EVAL_FILE = "eval.json"
 DEFAULT_PNG = "learning_curve.png"
 FIGURE_SIZE = (7.0, 4.0)
+QUALITY_FIGURE_SIZE = (7.0, 6.5)
 DPI = 120
+PERCENT = 100
+QUALITY_LINES = (("kept_rate", "outcome kept"), ("best_rate", "best move"))
+"""The quality panel's lines: key of an eval record's ``"quality"`` and label."""
+BEST_FILE = "best.json"
+"""Written by training next to ``eval.json``: the step of ``best.zip`` (``train.runs``)."""
 
 
 def read_history(run_dir: Path) -> list[dict[str, Any]]:
@@ -54,15 +62,59 @@ def curves(history: list[dict[str, Any]],
     return lines
 
 
+def quality_curves(history: list[dict[str, Any]]) -> dict[str, tuple[list[int], list[float]]]:
+    """``{label: (steps, shares)}`` of the quality figures (``QUALITY_LINES``) of the eval
+    records that have them; empty when the run did not judge quality."""
+    lines: dict[str, tuple[list[int], list[float]]] = {}
+    for record in history:
+        for key, label in QUALITY_LINES:
+            share = record.get("quality", {}).get(key)
+            if share is not None:
+                steps, shares = lines.setdefault(label, ([], []))
+                steps.append(record["step"])
+                shares.append(share)
+    return lines
+
+
+def best_step(run_dir: Path) -> int | None:
+    """The step of the run's ``best.zip`` (from ``best.json``), if recorded."""
+    path = run_dir / BEST_FILE
+    if not path.is_file():
+        return None
+    step = json.loads(path.read_text()).get("step")
+    return step if isinstance(step, int) and step >= 0 else None
+
+
+def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
+                 best: int | None) -> None:
+    """The quality panel: one line per share, and the step of ``best.zip``."""
+    for label, (steps, shares) in lines.items():
+        axes.plot(steps, [PERCENT * share for share in shares], marker="o", markersize=3,
+                  label=label)
+    if best is not None:
+        axes.axvline(best, color="grey", linestyle=":", label="best.zip")
+    axes.set_xlabel("training steps")
+    axes.set_ylabel("selection positions (%)")
+    axes.set_ylim(0, PERCENT)
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower right", fontsize="small")
+
+
 def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Path:
-    """Draw the learning curves of ``run_dir`` to a PNG; returns its path."""
+    """Draw the learning curves of ``run_dir`` to a PNG (with a quality panel when the run
+    judged quality); returns its path."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     history = read_history(run_dir)
-    figure, axes = plt.subplots(figsize=FIGURE_SIZE)
+    quality = quality_curves(history)
+    if quality:
+        figure, (axes, lower) = plt.subplots(2, 1, sharex=True, figsize=QUALITY_FIGURE_SIZE)
+        draw_quality(lower, quality, best_step(run_dir))
+    else:
+        figure, axes = plt.subplots(figsize=FIGURE_SIZE)
     for spec, (steps, rates) in curves(history).items():
         line, = axes.plot(steps, [100 * r for r in rates], marker="o", markersize=3,
                           label=f"{spec} (won)")
@@ -70,7 +122,8 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
         if losses is not None:
             axes.plot(losses[0], [100 * r for r in losses[1]], linestyle="--",
                       color=line.get_color(), label=f"{spec} (lost)")
-    axes.set_xlabel("training steps")
+    if not quality:
+        axes.set_xlabel("training steps")
     axes.set_ylabel("games (%)")
     axes.set_ylim(0, 100)
     axes.grid(alpha=0.3)

@@ -46,6 +46,7 @@ from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
 from boardgym.train.environments import OpponentPool, make_vec_env, uses_batched_env
+from boardgym.train.quality import selection_positions
 from boardgym.train.runs import (
     ALGO,
     RUNS_DIR,
@@ -81,6 +82,17 @@ def check_mobility(config: TrainConfig) -> None:
     if not fits:
         raise ValueError(f"mobility planes are Reversi's legal moves, not {config.game}'s; "
                          "use --set mobility=false")
+
+
+def check_quality(config: TrainConfig) -> None:
+    """Refuse an ``eval_quality`` that the game's selection positions cannot serve.
+
+    Raises:
+        ValueError: too few selection positions, or a board other than theirs.
+    """
+    if config.eval_quality:
+        selection_positions(game_record(config.game), config.eval_quality,
+                            board_kwargs(config.env_kwargs))
 
 
 def config_architecture(config: TrainConfig) -> dict[str, Any]:
@@ -179,6 +191,13 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int_at_least(0),
                         help=f"seed of everything, below {SEED_LIMIT} (default 0)")
     parser.add_argument("--n-envs", type=int_at_least(1), help="parallel envs")
+    parser.add_argument("--eval-quality", type=int_at_least(0), metavar="N",
+                        help="judge the learner on N selection positions at each evaluation "
+                             "and keep the best quality as best.zip (0: off; config key "
+                             "eval_quality)")
+    parser.add_argument("--patience", type=int_at_least(0), metavar="K",
+                        help="stop after K evaluations without a new best (0: never; config "
+                             "key patience)")
     parser.add_argument("--opponent", action="append", metavar="SPEC",
                         help="opponent spec, repeat for a mix drawn per episode (replaces the "
                              "config's opponents)")
@@ -197,7 +216,8 @@ def resolve_overrides(args: argparse.Namespace) -> dict[str, Any]:
     overrides = parse_overrides(args.set)
     if args.opponent:
         overrides.update(opponents=args.opponent, opponent_weights=None)
-    explicit = {"total_timesteps": args.timesteps, "seed": args.seed, "n_envs": args.n_envs}
+    explicit = {"total_timesteps": args.timesteps, "seed": args.seed, "n_envs": args.n_envs,
+                "eval_quality": args.eval_quality, "patience": args.patience}
     overrides.update({key: value for key, value in explicit.items() if value is not None})
     return overrides
 
@@ -215,11 +235,14 @@ def prepare(args: argparse.Namespace, algo: str,
         if args.config is not None:
             raise ValueError("--config cannot change a resumed run; drop it (the run keeps "
                              "its config.yaml)")
-        return open_run(args.resume, overrides, args.game)
+        run, state = open_run(args.resume, overrides, args.game)
+        check_quality(run.config)
+        return run, state
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
     config = load_config(args.game, args.config, overrides)
     check_mobility(config)
+    check_quality(config)
     pool = make_pool(config)
     uses_batched_env(config, pool)  # refuses vectorization=vector without batched twins
     return new_run(config, args.runs_dir, pool, algo), None

@@ -15,6 +15,13 @@ compared with the exact values of all the legal moves there:
 Both shares come with 95% Wilson intervals. Position ``i`` draws the player's tie-breaks
 from ``np.random.default_rng([seed, i])``, so the moves, and every count, do not depend on
 ``--workers`` (only the times do).
+
+Held-apart parts. Every labelled set splits, by a stable hash of each position's text
+(``zlib.crc32``, the same on every machine and Python), into a *selection* part (about
+``SELECTION_PERCENT`` % of the positions) and a *report* part (the rest): training runs pick
+their best snapshot on the selection part (``--eval-quality``), model cards report on the
+report part, so the reported figures were not used to choose the weights.
+``--part all|report|selection`` judges one part (default ``all``, the whole set).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -46,6 +54,11 @@ CHUNK_POSITIONS = 50
 PNG_DPI = 120
 LEGEND_ROOM = 1.2
 """The chart's height over 100%: room for the legend above the bars."""
+ALL, REPORT, SELECTION = "all", "report", "selection"
+PARTS = (ALL, REPORT, SELECTION)
+"""The parts of a labelled set ``--part`` may name."""
+SELECTION_PERCENT = 20
+"""About this share (%) of every labelled set is the selection part."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +130,53 @@ def load_positions(path: str | Path, record: Game) -> list[Position]:
     return positions
 
 
+def part_of(position: Position) -> str:
+    """``SELECTION`` or ``REPORT``: the held-apart part ``position`` belongs to, from the CRC-32
+    of its text (stable across machines, processes and Python versions)."""
+    bucket = zlib.crc32(position.text.encode("utf-8")) % PERCENT
+    return SELECTION if bucket < SELECTION_PERCENT else REPORT
+
+
+def split(positions: Sequence[Position], part: str) -> list[Position]:
+    """The positions of ``part`` (``"all"``, ``"report"`` or ``"selection"``), in set order.
+
+    Raises:
+        ValueError: an unknown part.
+    """
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}; got {part!r}")
+    return [position for position in positions if part == ALL or part_of(position) == part]
+
+
+def selection_positions(record: Game, count: int,
+                        options: dict[str, Any] | None = None) -> list[Position]:
+    """The first ``count`` positions of the selection part of ``record``'s shipped set
+    (``default_positions``): what a training run's ``eval_quality`` judges.
+
+    Args:
+        record: the game.
+        count: positions wanted, >= 1.
+        options: the run's board options; the set must be on that board.
+
+    Raises:
+        ValueError: no shipped set, a set on another board, or fewer selection positions than
+            ``count`` (the message gives the most there are).
+    """
+    path = default_positions(record)
+    chosen = split(load_positions(path, record), SELECTION)
+    if count > len(chosen):
+        raise ValueError(f"eval_quality is {count} but {path} has {len(chosen)} selection "
+                         f"positions; use --eval-quality {len(chosen)} or fewer")
+    rules, sample = record.rules, record.rules.parse(chosen[0].text)
+    start = rules.initial_state(**(options or {}))
+    if rules.observation(sample).shape != rules.observation(start).shape or \
+            getattr(sample, "geom", None) != getattr(start, "geom", None):
+        raise ValueError(f"eval_quality judges the positions of {path}, on the default "
+                         f"{record.title} board; this run's board differs: use "
+                         "--eval-quality 0")
+    return chosen[:count]
+
+
 @dataclass(frozen=True)
 class Quality:
     """One player's agreement with perfect play.
@@ -151,6 +211,23 @@ class Quality:
     def best_ci95(self) -> tuple[float, float]:
         """95% Wilson interval of the best-move share ((0, 1) with no contested position)."""
         return wilson_interval(self.best, self.contested) if self.contested else (0.0, 1.0)
+
+    @property
+    def kept_rate(self) -> float | None:
+        """The outcome-kept share (None without decisive positions)."""
+        return _rate(self.kept, self.decisive)
+
+    @property
+    def best_rate(self) -> float | None:
+        """The best-move share (None without contested positions)."""
+        return _rate(self.best, self.contested)
+
+    @property
+    def score(self) -> float:
+        """One number for model selection: the mean of the outcome-kept and best-move shares
+        (those with positions to count; 0 when neither has)."""
+        rates = [rate for rate in (self.kept_rate, self.best_rate) if rate is not None]
+        return float(np.mean(rates)) if rates else 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of one player in ``boardgym quality --json``."""
@@ -332,8 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
                              "checkpoint paths")
     parser.add_argument("--positions", metavar="FILE",
                         help="labelled positions (default: tests/data/GAME.jsonl)")
+    parser.add_argument("--part", choices=PARTS, default=ALL,
+                        help="judge the whole set (all, default), or only its held-apart "
+                             "report or selection part (split by a stable hash of each "
+                             f"position; selection is about {SELECTION_PERCENT}%%)")
     parser.add_argument("--limit", type=int_at_least(1),
-                        help="judge only the first N positions")
+                        help="judge only the first N positions (of the part)")
     parser.add_argument("--seed", type=int_at_least(0), default=0,
                         help="seed of the players' tie-breaks (default 0)")
     parser.add_argument("--workers", type=int_at_least(1), default=1,
@@ -350,7 +431,7 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
     try:
         record = game_record(args.game)
         path = Path(args.positions) if args.positions else default_positions(record)
-        positions = load_positions(path, record)[:args.limit]
+        positions = split(load_positions(path, record), args.part)[:args.limit]
         built = [agents.make(record, spec) for spec in args.players]
         check_boards(record.name, built, None)
         if args.png and not Path(args.png).resolve().parent.is_dir():
@@ -361,8 +442,8 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``boardgym quality GAME SPEC... [--positions FILE] [--limit N] [--seed S] [--json]
-    [--workers K] [--png OUT]``.
+    """``boardgym quality GAME SPEC... [--positions FILE] [--part PART] [--limit N] [--seed S]
+    [--json] [--workers K] [--png OUT]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -382,10 +463,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_png(args.png, record, results)
     if args.json:
         print(json.dumps({"game": record.name, "positions_file": str(path),
-                          "positions": len(positions), "seed": args.seed,
+                          "part": args.part, "positions": len(positions), "seed": args.seed,
                           "players": [result.to_dict() for result in results]}))
     else:
-        print(f"{record.title}: {len(positions)} positions from {path}, seed {args.seed}")
+        part = "" if args.part == ALL else f" ({args.part} part)"
+        print(f"{record.title}: {len(positions)} positions{part} from {path}, seed {args.seed}")
         print(table(results))
     return 0
 

@@ -3,7 +3,8 @@
 A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the resolved
 hyperparameters), ``command.txt`` (the exact commands, resumes included),
 ``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
-``checkpoints/best.zip``, ``eval.json`` and ``tb/`` (TensorBoard). Every file is written
+``checkpoints/best.zip`` (with ``best.json``: which evaluation it is, by what measure),
+``eval.json`` and ``tb/`` (TensorBoard). Every file is written
 atomically (a temporary file in the same folder, then a rename), so a process killed at any
 moment leaves the old file or the new one, never half of one.
 """
@@ -44,6 +45,7 @@ from boardgym.agents.policy import (
 from boardgym.envs.games import canonical_name
 from boardgym.train.config import TrainConfig, load_config, read_yaml
 from boardgym.train.environments import OpponentPool
+from boardgym.train.plot import BEST_FILE
 
 ALGO = "maskableppo"
 RUNS_DIR = Path("runs")
@@ -52,10 +54,12 @@ LAST, BEST = "last.zip", "best.zip"
 CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
 TENSORBOARD_DIR = "tb"
 TRAIN_STATE_KEYS = ("algo", "pool", "history", "elapsed", "best_score", "rng", "counters")
-"""The keys of a checkpoint's training state (``Run.train_state``)."""
+"""The keys every checkpoint's training state has (``Run.train_state``; ``"selection"``
+too since model selection on quality)."""
 RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
                             "checkpoint_every", "torch_threads", "snapshot_every",
-                            "snapshot_margin", "league_games", "max_snapshots"})
+                            "snapshot_margin", "league_games", "max_snapshots",
+                            "snapshot_weight", "eval_quality", "patience"})
 """Config keys that ``--resume`` may change; the others are fixed by the saved model."""
 
 
@@ -130,6 +134,68 @@ def set_rng_state(vec_env: VecEnv, state: dict[str, Any], seed: int, step: int) 
         vec_env.env_method("set_rng_state", env_state, indices=[i])
 
 
+# -- model selection -------------------------------------------------------------------------
+
+QUALITY, WIN_RATE = "quality", "win_rate"
+"""Selection metrics: the quality score, then the win score; or the win score alone."""
+KEY_NAMES = {QUALITY: ("quality_score", "win_score"), WIN_RATE: ("win_score",)}
+"""The parts of each metric's selection key, most important first."""
+
+
+def selection_key(win_score: float, quality_score: float | None) -> list[float]:
+    """What evaluations are ranked by: ``[quality_score, win_score]`` when the run judges
+    quality (ties in quality broken by the win score), else ``[win_score]``."""
+    return [win_score] if quality_score is None else [quality_score, win_score]
+
+
+@dataclass
+class Selection:
+    """Which evaluation ``best.zip`` holds, and how many evaluations since it improved.
+
+    Attributes:
+        metric: ``QUALITY`` or ``WIN_RATE`` (see ``selection_key``).
+        key: the best evaluation's selection key, compared lexicographically; empty before
+            the first evaluation.
+        step: the best evaluation's step (-1 before the first).
+        stalled: evaluations since the best one.
+    """
+
+    metric: str = WIN_RATE
+    key: list[float] = field(default_factory=list)
+    step: int = -1
+    stalled: int = 0
+
+    def offer(self, key: Sequence[float], step: int) -> bool:
+        """Whether the evaluation of ``key`` at ``step`` is a new best (then it is kept as
+        such; else ``stalled`` grows by one)."""
+        if self.key and list(key) <= self.key:
+            self.stalled += 1
+            return False
+        self.key, self.step, self.stalled = list(key), step, 0
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: ``best.json``'s content and the resume state's ``"selection"``."""
+        return {"metric": self.metric, "step": self.step, "stalled": self.stalled,
+                **dict(zip(KEY_NAMES[self.metric], self.key, strict=False))}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Selection:
+        """The selection saved by ``to_dict``."""
+        metric = data["metric"]
+        key = [data[name] for name in KEY_NAMES[metric] if name in data]
+        return cls(metric, key, data["step"], data["stalled"])
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Selection:
+        """The selection of a checkpoint's training state (one written before selection on
+        quality has only its ``best_score``: the best win score, -1 before any)."""
+        if "selection" in state:
+            return cls.from_dict(state["selection"])
+        best = float(state["best_score"])
+        return cls(WIN_RATE, [best] if best > -1 else [])
+
+
 # -- the run ---------------------------------------------------------------------------------
 
 @dataclass
@@ -143,7 +209,8 @@ class Run:
         history: one record per evaluation: ``{"step", "seconds", "win_rates": {spec: p},
             "loss_rates": {spec: p}}``.
         elapsed: training wall time so far (seconds, resumes added up).
-        best_score: the best mean eval (win rate - loss rate) so far (``best.zip``'s).
+        selection: which evaluation ``best.zip`` holds (by the quality score with
+            ``eval_quality``, else by the mean of win rate - loss rate).
         algo: the folder's algorithm tag.
     """
 
@@ -152,7 +219,7 @@ class Run:
     pool: OpponentPool
     history: list[dict[str, Any]] = field(default_factory=list)
     elapsed: float = 0.0
-    best_score: float = -1.0
+    selection: Selection = field(default_factory=Selection)
     algo: str = ALGO
 
     @property
@@ -162,8 +229,15 @@ class Run:
 
     @property
     def best(self) -> Path:
-        """The checkpoint with the best mean eval (win rate - loss rate)."""
+        """The checkpoint of the best evaluation: the best quality score on the selection
+        positions (ties: the best win score) when the run judges quality, else the best
+        mean of win rate - loss rate (see ``selection``, ``best.json``)."""
         return self.directory / CHECKPOINTS / BEST
+
+    @property
+    def best_record(self) -> Path:
+        """``best.json``: the metric, step and score of ``best.zip``."""
+        return self.directory / BEST_FILE
 
     @property
     def tensorboard(self) -> Path:
@@ -173,9 +247,11 @@ class Run:
     def train_state(self, model: BaseAlgorithm, vec_env: VecEnv) -> dict[str, Any]:
         """What ``--resume`` restores besides the weights, optimizer and step count of
         ``model`` (saved inside each checkpoint): plain JSON data."""
+        best_score = self.selection.key[-1] if self.selection.key else -1.0
         return {"algo": self.algo, "pool": self.pool.to_dict(), "history": self.history,
-                "elapsed": self.elapsed, "best_score": self.best_score,
-                "rng": rng_state(vec_env), "counters": model_counters(model)}
+                "elapsed": self.elapsed, "best_score": best_score,
+                "selection": self.selection.to_dict(), "rng": rng_state(vec_env),
+                "counters": model_counters(model)}
 
 
 def run_folder_name(game: str, algo: str, seed: int) -> str:
@@ -248,7 +324,7 @@ def open_run(directory: Path, overrides: dict[str, Any],
     pool = OpponentPool.from_dict(config.game, state["pool"])
     save_config(config, directory / CONFIG_FILE)
     run = Run(config, directory, pool, state["history"], state["elapsed"],
-              state["best_score"], algo=state["algo"])
+              Selection.from_state(state), algo=state["algo"])
     return run, state
 
 

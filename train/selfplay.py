@@ -1,17 +1,21 @@
 """Self-play league training (``boardgym selfplay GAME``).
 
-The learner (MaskablePPO, as in ``boardgym train``) plays a pool of opponents drawn per
-episode: the config's classic AIs plus frozen snapshots of its own past weights. Every
+The learner (MaskablePPO, as in ``boardgym train``) plays a league drawn per episode: the
+config's ``opponents`` (any agent spec: classic AIs, ``alphabeta:D``, ``mcts:N``, checkpoints
+and other registered players) with their ``opponent_weights``, plus frozen snapshots of its
+own past weights, which share the draw weight ``snapshot_weight`` equally. Every
 ``snapshot_every`` steps the learner plays ``league_games`` games against each pool member;
 when its mean win rate reaches ``snapshot_margin`` its current weights join the pool as a new
 snapshot (``snapshots/step_N.zip`` in the run folder; the oldest snapshot leaves beyond
 ``max_snapshots``). The pool is saved with every checkpoint (``--resume`` restores it) and
-as ``pool.json``.
+as ``pool.json``. With ``opening_plies`` the games start from random openings; the learner
+plays either seat (``first_player`` random per game).
 
 Examples::
 
     boardgym selfplay tictactoe --timesteps 200000
     boardgym selfplay reversi --set snapshot_margin=0.7 --set max_snapshots=4
+    boardgym selfplay four_in_a_row --eval-quality 180 --set patience=6
 """
 
 from __future__ import annotations
@@ -30,8 +34,6 @@ from boardgym.train.runs import Run, save_checkpoint, write_json
 ALGO = "selfplay"
 SNAPSHOTS = "snapshots"
 POOL_FILE = "pool.json"
-SNAPSHOT_WEIGHT = 1.0
-"""Draw weight of a new snapshot in the pool (the classic AIs keep their config weights)."""
 
 
 def snapshot_specs(pool: OpponentPool, directory: Path) -> list[str]:
@@ -51,6 +53,7 @@ class League:
         run, model = callback.run, callback.model
         config, step = run.config, model.num_timesteps
         if self.next_check is None:
+            share_snapshot_weight(run)
             save_pool(run)
             self.next_check = next_multiple(step, config.snapshot_every)
         if step < self.next_check:
@@ -80,11 +83,20 @@ class League:
         path = run.directory / SNAPSHOTS / f"step_{model.num_timesteps}.zip"
         path.parent.mkdir(exist_ok=True)
         save_checkpoint(model, path, run.config.game, run.config.env_kwargs)
-        run.pool.add(str(path), SNAPSHOT_WEIGHT)
+        run.pool.add(str(path))
         snapshots = snapshot_specs(run.pool, run.directory)
         for old in snapshots[: max(0, len(snapshots) - run.config.max_snapshots)]:
             run.pool.remove(old)
+        share_snapshot_weight(run)
         save_pool(run)
+
+
+def share_snapshot_weight(run: Run) -> None:
+    """Give the run's snapshots equal shares of ``config.snapshot_weight`` (the other pool
+    members keep their weights)."""
+    snapshots = snapshot_specs(run.pool, run.directory)
+    if snapshots:
+        run.pool.reweight(snapshots, run.config.snapshot_weight)
 
 
 def save_pool(run: Run) -> None:

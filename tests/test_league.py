@@ -1,0 +1,185 @@
+"""Training that generalises: random training openings, the league's opponent mix, model
+selection on play quality (``--eval-quality``, ``patience``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from boardgym.agents.policy import POLICY_ENTRY, read_metadata, read_tensors
+from boardgym.envs.games import game as game_record
+from boardgym.train import plot, ppo
+from boardgym.train.config import load_config
+from boardgym.train.environments import OpponentPool, make_vec_env
+from boardgym.train.openings import replay, unfinished_opening
+from boardgym.train.quality import judge, selection_positions
+from boardgym.train.runs import QUALITY, Run, Selection, selection_key
+from boardgym.train.selfplay import SNAPSHOTS, share_snapshot_weight
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ["reversi", "four_in_a_row", "tictactoe"]
+TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
+        "--set", "n_epochs=1", "--set", "channels=8", "--set", "blocks=1",
+        "--set", "features_dim=32", "--set", "net_arch=[16]", "--set", "eval_games=4",
+        "--set", "eval_opponents=[random]", "--set", "opponents=[random]",
+        "--set", "opponent_weights=null", "--set", "learning_rate=0.003"]
+DRAWS = 20_000
+TOLERANCE = 0.02
+"""Largest gap between a drawn share and its weight's share: ~4.5 standard deviations at
+DRAWS draws, and the draws are seeded, so the test cannot flake."""
+
+
+# -- openings ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_openings_are_legal_unfinished_and_reproducible(name: str) -> None:
+    record = game_record(name)
+    for seed in range(40):
+        actions, state = unfinished_opening(record, 0, 12, np.random.default_rng(seed))
+        assert len(actions) <= 12
+        assert replay(record, actions) == state  # every ply legal, from the start position
+        assert not record.rules.is_terminal(state)
+        again = unfinished_opening(record, 0, 12, np.random.default_rng(seed))
+        assert again == (actions, state)
+
+
+def test_openings_stop_before_a_finished_position() -> None:
+    # a tic-tac-toe game cannot last 20 plies: the opening stops where every move would end it
+    record = game_record("tictactoe")
+    lengths = set()
+    for seed in range(30):
+        actions, state = unfinished_opening(record, 20, 20, np.random.default_rng(seed))
+        lengths.add(len(actions))
+        assert not record.rules.is_terminal(state)
+        assert all(record.rules.is_terminal(record.rules.apply(state, int(action)))
+                   for action in np.flatnonzero(record.rules.legal_mask(state)))
+    assert max(lengths) <= 8
+
+
+def opening_positions(seed: int, steps: int = 40) -> list[list[str]]:
+    """The positions of a 4-env training env with openings over ``steps`` random steps."""
+    config = load_config("tictactoe", overrides={"n_envs": 4, "opening_plies": [1, 5],
+                                                 "opponents": ["rules", "random"],
+                                                 "opponent_weights": None})
+    vec_env = make_vec_env(config, OpponentPool("tictactoe", config.opponents))
+    vec_env.seed(seed)
+    vec_env.reset()
+    rng = np.random.default_rng(seed)
+    seen = [vec_env.env_method("position_text")]
+    for _ in range(steps):
+        masks = np.array(vec_env.env_method("action_masks"))
+        assert masks.any(axis=1).all()  # the learner always has a move
+        vec_env.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in masks]))
+        seen.append(vec_env.env_method("position_text"))
+    vec_env.close()
+    return seen
+
+
+def test_training_env_starts_games_from_openings_reproducibly() -> None:
+    first = opening_positions(3)
+    assert first == opening_positions(3)
+    assert first != opening_positions(4)
+    assert "---------" not in first[0]  # at least one ply in every opening
+
+
+def test_openings_need_the_per_game_env(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in (["--set", "opening_plies=[3,1]"], ["--set", "opening_plies=[2]"],
+                ["--set", "opening_plies=[0,4]", "--set", "vectorization=vector"],
+                ["--eval-quality", "100000"], ["--set", "patience=-1"]):
+        with pytest.raises(SystemExit) as exit_info:
+            ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *TINY, *bad])
+        assert exit_info.value.code == 2
+        assert capsys.readouterr().err.count("\n") == 1
+    assert not any(tmp_path.iterdir())
+
+
+# -- the league --------------------------------------------------------------------------------
+
+
+def drawn_shares(pool: OpponentPool, seed: int) -> dict[str, float]:
+    rng = np.random.default_rng(seed)
+    agents = {id(pool.agent(spec)): spec for spec in pool.specs}
+    counts = dict.fromkeys(pool.specs, 0)
+    for _ in range(DRAWS):
+        counts[agents[id(pool.sample(rng))]] += 1
+    return {spec: count / DRAWS for spec, count in counts.items()}
+
+
+def test_league_draws_opponents_in_the_configured_proportions(tmp_path: Path) -> None:
+    config = load_config("tictactoe", overrides={
+        "opponents": ["perfect", "alphabeta:2", "random"], "opponent_weights": [3, 2, 1],
+        "snapshot_weight": 2.0})
+    pool = ppo.default_pool(config)
+    run = Run(config, tmp_path, pool)
+    (tmp_path / SNAPSHOTS).mkdir()
+    for name in ("step_1.zip", "step_2.zip", "step_3.zip", "step_4.zip"):
+        shutil.copy(ROOT / "checkpoints" / "tictactoe.zip", tmp_path / SNAPSHOTS / name)
+        pool.add(str(tmp_path / SNAPSHOTS / name))
+    share_snapshot_weight(run)
+    expected = {"perfect": 3 / 8, "alphabeta:2": 2 / 8, "random": 1 / 8,
+                **{spec: 0.5 / 8 for spec in pool.specs[3:]}}
+    assert pool.shares() == pytest.approx(expected)
+    drawn = drawn_shares(pool, seed=0)
+    assert all(abs(drawn[spec] - share) < TOLERANCE for spec, share in expected.items())
+
+
+# -- model selection ---------------------------------------------------------------------------
+
+
+def test_selection_prefers_quality_then_win_score() -> None:
+    selection = Selection(QUALITY)
+    offers = [(0.5, 0.9), (0.6, -0.2), (0.6, -0.1), (0.55, 1.0), (0.6, -0.1)]
+    kept = [selection.offer(selection_key(win, quality), step)
+            for step, (quality, win) in enumerate(offers)]
+    assert kept == [True, True, True, False, False]
+    assert (selection.step, selection.stalled) == (2, 2)
+    assert Selection.from_dict(selection.to_dict()) == selection
+    assert selection_key(0.3, None) == [0.3]
+
+
+def train_tiny(tmp_path: Path, steps: int, *extra: str) -> Path:
+    args = ["tictactoe", "--timesteps", str(steps), "--runs-dir", str(tmp_path), *TINY,
+            "--eval-quality", "200", "--set", "checkpoint_every=1024", *extra]
+    assert ppo.main(args) == 0
+    (run,) = tmp_path.iterdir()
+    return run
+
+
+def test_best_zip_is_the_evaluation_with_the_best_selection_quality(tmp_path: Path) -> None:
+    run = train_tiny(tmp_path, 6144, "--set", "eval_every=1024")
+    history = json.loads((run / "eval.json").read_text())
+    assert len(history) == 6 and all("quality" in record for record in history)
+    keys = {record["step"]: selection_key(record["win_rates"]["random"]
+                                          - record["loss_rates"]["random"],
+                                          record["quality"]["score"]) for record in history}
+    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    best = json.loads((run / "best.json").read_text())
+    assert best["metric"] == QUALITY and best["step"] == best_step
+    assert best["quality_score"] == max(record["quality"]["score"] for record in history)
+    best_zip = run / "checkpoints" / "best.zip"
+    assert read_metadata(best_zip)["num_timesteps"] == best_step
+    step_zip = run / "checkpoints" / f"step_{best_step}.zip"
+    for name, tensor in read_tensors(step_zip, POLICY_ENTRY).items():
+        assert np.array_equal(tensor, read_tensors(best_zip, POLICY_ENTRY)[name])
+    record = game_record("tictactoe")
+    judged = judge("tictactoe", str(best_zip), selection_positions(record, 200))
+    assert judged.score == pytest.approx(best["quality_score"])
+    assert plot.quality_curves(history) and plot.best_step(run) == best_step
+    assert plot.plot(run).read_bytes().startswith(b"\x89PNG")
+
+
+def test_patience_stops_a_run_that_stopped_improving(tmp_path: Path) -> None:
+    # learning rate 0: every evaluation equals the first, so the second is no new best
+    run = train_tiny(tmp_path, 8192, "--set", "eval_every=512", "--set", "learning_rate=0",
+                     "--patience", "1")
+    history = json.loads((run / "eval.json").read_text())
+    assert [record["step"] for record in history] == [512, 1024]
+    best = json.loads((run / "best.json").read_text())
+    assert (best["step"], best["stalled"]) == (512, 1)
+    assert read_metadata(run / "checkpoints" / "last.zip")["num_timesteps"] < 8192
