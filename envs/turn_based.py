@@ -106,12 +106,11 @@ def env_settings(record: Game, illegal_action: str, reward: str,
 
 def start_position(record: Game, options: dict[str, Any] | None,
                    settings: EnvSettings) -> Any:
-    """The position a reset starts from: ``options["position"]`` read by ``rules.parse``
-    (with the env's board options), else the start position.
+    """The position a reset starts from: ``options["position"]`` read by ``position_state``,
+    else the start position.
 
     Raises:
-        ValueError: an unknown reset option, text that is not a position (the rules say
-            what is wrong), or a finished position.
+        ValueError: an unknown reset option, or a bad position (see ``position_state``).
     """
     if not options:
         return settings.initial
@@ -119,14 +118,27 @@ def start_position(record: Game, options: dict[str, Any] | None,
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; the env takes "
                          f"options={{{POSITION_OPTION!r}: text}}")
-    text = options[POSITION_OPTION]
+    return position_state(record, options[POSITION_OPTION], settings,
+                          f"options[{POSITION_OPTION!r}]")
+
+
+def position_state(record: Game, text: Any, settings: EnvSettings, what: str) -> Any:
+    """The unfinished position ``text`` (the game's position text) on the env's board.
+
+    Raises:
+        ValueError: ``text`` is not a str, not a position (the rules say what is wrong), or a
+            finished position; the message names ``what`` gave it.
+    """
     if not isinstance(text, str):
-        raise ValueError(f"options[{POSITION_OPTION!r}] must be a position as text "
-                         f"(see {record.title}'s rules.parse), got {text!r}")
-    state = record.rules.parse(text, **settings.options)
+        raise ValueError(f"{what} must be a position as text (see {record.title}'s "
+                         f"rules.parse), got {text!r}")
+    try:
+        state = record.rules.parse(text, **settings.options)
+    except ValueError as error:
+        raise ValueError(f"{what}: {error}") from None
     if record.rules.is_terminal(state):
-        raise ValueError(f"the position {text!r} is finished: an episode needs a position "
-                         "where the side to move has a legal move")
+        raise ValueError(f"the position {text!r} ({what}) is finished: an episode needs a "
+                         "position where the side to move has a legal move")
     return state
 
 
@@ -384,4 +396,4 @@ def __getattr__(name: str) -> type[TurnBasedEnv]:
 
 __all__ = ["AGENT_WON", "DRAW", "ENV_CLASSES", "OPPONENT_WON", "EnvSettings", "TurnBasedEnv",
            "action_index", "check_choice", "define_env", "draw_agent_side", "env_settings",
-           "is_named_player", "start_position"]
+           "is_named_player", "position_state", "start_position"]

@@ -18,6 +18,15 @@ from a fixed set: each new object makes a new group). The sub-envs are grouped b
 spec with a batched twin (``players.make_batched``) moves for its whole group at once, any
 other player moves game by game (with a warning, as that is slow).
 
+Openings. ``opening=`` (default None: every game from the start position) is a callable
+``opening(rng) -> text | None`` called for a sub-env at each new game, after its opponent is
+drawn, with that sub-env's generator: the game starts from that position (the game's
+position text; None: the start position), with the first player drawn as usual for the
+agent's side. Where the opponent's replies end the new game before the agent has moved,
+another opening is drawn (at most ``OPENING_DRAWS`` times, then the start position), so the
+agent always gets a position with a legal move. With openings, sub-env ``i``'s games depend
+on its seed and actions still, but are not the single env's games.
+
 Autoreset: Gymnasium's next-step mode by default (``metadata["autoreset_mode"]``): the step
 that ends game ``i`` returns its last observation with ``terminated[i]``; the next ``step``
 ignores ``actions[i]``, starts a new game and returns its first observation with reward 0.
@@ -55,7 +64,7 @@ from gymnasium.vector.utils import batch_space
 
 from boardgym.envs.games import IllegalMoveError, players
 from boardgym.envs.games.bitboard import MEMO_CELLS, popcount, single_bit_slot
-from boardgym.envs.games.core import Game, put, side_view, take, unbatch
+from boardgym.envs.games.core import Game, batch_of, put, side_view, take, unbatch
 from boardgym.envs.turn_based import (
     AGENT_SIDE,
     FIRST_PLAYER_CHOICES,
@@ -64,11 +73,15 @@ from boardgym.envs.turn_based import (
     draw_agent_side,
     env_settings,
     is_named_player,
+    position_state,
 )
 
 AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
 FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
 NO_ACTION = -1
+OPENING_DRAWS = 100
+"""Openings drawn for one new game before it starts from the start position instead."""
+OPENING_WHAT = "the opening sampler's position"
 """``info["opponent_action"]`` of a sub-env where the opponent did not move."""
 GOLDEN_GAMMA = np.uint64(0x9E37_79B9_7F4A_7C15)
 MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
@@ -83,6 +96,8 @@ SHOWN_ILLEGAL = 5
 """How many illegal sub-envs an ``IllegalMoveError`` names."""
 VECTOR_SUFFIX = "VectorEnv"
 Sampler = Callable[[np.random.Generator], Any]
+Opening = Callable[[np.random.Generator], "str | None"]
+"""``opening(rng) -> position text | None``: where a sub-env's next game starts."""
 """``sampler(rng) -> spec``: a sub-env's opponent for its next game."""
 
 
@@ -280,11 +295,18 @@ class _Observations:
         self.pairs = pairs
         return self.obs.copy()
 
-    def restart(self, index: np.ndarray) -> None:
-        """Games ``index`` start again: their kept observation becomes the empty board's."""
-        if self.obs is not None and self.pairs is not None:
+    def restart(self, index: np.ndarray, state: Any = None, mine: Any = None,
+                theirs: Any = None) -> None:
+        """Games ``index`` start again: their kept observation becomes the empty board's, or
+        with ``state`` (their batched positions) and its planes ``mine``/``theirs``, theirs."""
+        if self.obs is None or self.pairs is None:
+            return
+        if state is None:
             self.obs[index] = 0
             self.pairs[index] = 0
+            return
+        self.obs[index] = self._observe(state, mine, theirs)
+        self.pairs[index] = np.stack((mine, theirs), axis=1)
 
     def _mend(self, state: Any, pairs: np.ndarray) -> None:
         """Bring ``obs`` from ``self.pairs`` to ``pairs``: cell by cell if every plane
@@ -313,6 +335,8 @@ class BoardVectorEnv(VectorEnv):
             or a sampler ``sampler(rng) -> spec`` called per sub-env at each new game with
             that sub-env's generator (see the module docstring).
         first_player: ``"random" | "agent" | "opponent"``, or a list of N of them.
+        opening: None, or ``opening(rng) -> position text | None`` called per sub-env at each
+            new game (see the module docstring).
         illegal_action: ``"lose" | "raise"``; ``"raise"`` raises ``IllegalMoveError`` naming
             the sub-envs, and leaves the env as it was.
         reward: ``"win" | "score"`` (``"score"`` for games that end with a disc count).
@@ -328,7 +352,8 @@ class BoardVectorEnv(VectorEnv):
     record: ClassVar[Game]
 
     def __init__(self, num_envs: int = 1, opponent: Any = None, first_player: Any = "random",
-                 illegal_action: str = "lose", reward: str = "win",
+                 opening: Opening | None = None, illegal_action: str = "lose",
+                 reward: str = "win",
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  render_mode: str | None = None, **options: Any) -> None:
         if not _is_int(num_envs) or num_envs < 1:
@@ -347,6 +372,10 @@ class BoardVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.n_actions = int(self.settings.action_space.n)
         specs, self._sampler = _opponent_plan(record, opponent, n)
+        if opening is not None and not callable(opening):
+            raise ValueError("opening must be None or a callable opening(rng) -> position "
+                             f"text or None, got {opening!r}")
+        self._opening = opening
         self._groups: list[_Opponent] = []
         self._assignment = np.zeros(n, dtype=np.intp)
         """The index in ``_groups`` of each sub-env's opponent."""
@@ -385,8 +414,7 @@ class BoardVectorEnv(VectorEnv):
         mask = self._reset_mask(options)
         if seed is not None or self.state is None:
             self._seed(sub_env_seeds(seed, self.num_envs))
-        self._start_games(np.flatnonzero(mask))
-        opponent_action, _ = self._opponent_turns(mask)
+        opponent_action = self._start_games(np.flatnonzero(mask))
         no_end = np.zeros(self.num_envs, dtype=bool)
         obs, _, info = self._publish(opponent_action, no_end, no_end)
         return obs, info
@@ -404,23 +432,22 @@ class BoardVectorEnv(VectorEnv):
         if self.state is None:
             raise gym.error.ResetNeeded("call env.reset() before env.step()")
         actions = checked_actions(actions, self.num_envs, self.n_actions)
-        starting = self._needs_reset
+        starting = self._needs_reset.copy()
         # a finished game's mask is all False, so ``legal`` is False where games start
         legal = self._masks.reshape(-1)[self._row_starts + actions]
         illegal = ~(starting | legal)
         if self.settings.illegal_action == "raise" and illegal.any():
             raise _illegal_error(np.flatnonzero(illegal), actions)
-        if starting.any():
-            self._start_games(np.flatnonzero(starting))
+        opening_action = self._start_games(np.flatnonzero(starting))
         self._play_where(legal, actions)
-        opponent_action, terminated = self._opponent_turns(~illegal)
+        opponent_action, terminated = self._opponent_turns(legal)
+        opponent_action = np.where(starting, opening_action, opponent_action)
         terminated |= illegal
         obs, rewards, info = self._publish(opponent_action, terminated, illegal)
         self._needs_reset = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
             info["final_obs"], info["_final_obs"] = obs, terminated
             self._start_games(np.flatnonzero(terminated))
-            self._opponent_turns(terminated)
             self._needs_reset = np.zeros(self.num_envs, dtype=bool)
             obs, info["action_mask"] = self._observation(), self._mask_after(None)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -514,15 +541,38 @@ class BoardVectorEnv(VectorEnv):
         self._counters += moving
         return _stream_draw(self._keys, self._counters)
 
-    def _start_games(self, index: np.ndarray) -> None:
-        """Fresh games in sub-envs ``index``: a sampled opponent (with a sampler), then who
-        moves first where it is random."""
+    def _start_games(self, index: np.ndarray) -> np.ndarray:
+        """Fresh games in sub-envs ``index``, played up to the agent's first move.
+
+        Each draws its opponent (with a sampler) and its opening (with ``opening``), then who
+        moves first where that is random; the opponent then moves where it is first. Games
+        that end before the agent's first move get another opening (``OPENING_DRAWS``).
+
+        Returns:
+            The opponent's last move in each sub-env (``NO_ACTION`` where it made none and
+            in the sub-envs not started).
+        """
+        last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
+        for draw in range(OPENING_DRAWS + 1):
+            if not index.size:
+                break
+            self._set_up(index, use_opening=draw < OPENING_DRAWS)
+            started = np.zeros(self.num_envs, dtype=bool)
+            started[index] = True
+            moves, ended = self._opponent_turns(started)
+            last[index] = moves[index]
+            index = index[ended[index]]
+        return last
+
+    def _set_up(self, index: np.ndarray, use_opening: bool) -> None:
+        """The positions, opponents and sides of new games in sub-envs ``index``."""
         if self.state is None:
             self.state = self.record.rules.initial_batch(self.num_envs,
                                                          **self.settings.options)
         put(self.state, index, self._fresh)
         if self._sampler is not None:
             self._assign(index, [self._sampler(self._rng(i)) for i in index])
+        opened = self._open(index) if use_opening and self._opening is not None else index[:0]
         codes = self._first_codes[index]
         sides = np.where(codes == OPPONENT_FIRST, 1 - AGENT_SIDE, AGENT_SIDE)
         drawn = codes == RANDOM_FIRST
@@ -530,7 +580,22 @@ class BoardVectorEnv(VectorEnv):
             sides[drawn] = self._random_sides(index[drawn])
         self.agent_side[index] = sides
         self._needs_reset[index] = False
-        self._observations.restart(index)
+        if opened.size:
+            part = take(self.state, opened)
+            self._observations.restart(opened, part, *side_view(part, self.agent_side[opened]))
+        self._observations.restart(np.setdiff1d(index, opened))
+
+    def _open(self, index: np.ndarray) -> np.ndarray:
+        """Put each sub-env's drawn opening into ``state``; the sub-envs given one."""
+        assert self._opening is not None
+        opened = []
+        for i in index.tolist():
+            text = self._opening(self._rng(i))
+            if text is not None:
+                state = position_state(self.record, text, self.settings, OPENING_WHAT)
+                put(self.state, np.array([i]), batch_of(state))
+                opened.append(i)
+        return np.array(opened, dtype=np.intp)
 
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
         """The agent's side in new games ``index``: from the sub-env's stream against a

@@ -491,3 +491,78 @@ def test_sb3_adapter_refuses_float_actions_and_bad_seeds() -> None:
         with pytest.raises(ValueError, match="seed"):
             venv.seed(seed)  # type: ignore[arg-type]
     assert venv.seed(4) == [4, 5]
+
+
+# -- openings --------------------------------------------------------------------------------
+
+C4_WIN_FOR_SIDE_TO_MOVE = "121212"
+"""Four-in-a-row, first player to move: column 1 completes four."""
+
+
+def test_games_start_from_the_opening_samplers_positions() -> None:
+    text = "4453"
+    env = make("FourInARow-v0", num_envs=4, first_player="agent", opening=lambda rng: text)
+    obs, info = env.reset(seed=0)
+    state = games.rules("four_in_a_row").parse(text)
+    for i in range(4):
+        np.testing.assert_array_equal(obs[i], agent_view(games.rules("four_in_a_row"), state,
+                                                         int(state.to_move)))
+        np.testing.assert_array_equal(info["action_mask"][i],
+                                      games.rules("four_in_a_row").legal_mask(state))
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_random_openings_always_leave_the_agent_a_move_and_reproduce(env_id: str) -> None:
+    record = next(g for g in GAMES.values() if g.env_id == env_id)
+
+    def opening(rng: np.random.Generator) -> str | None:
+        state = record.rules.initial_state()
+        for _ in range(int(rng.integers(0, 7))):
+            moves = np.flatnonzero(record.rules.legal_mask(state))
+            after = record.rules.apply(state, int(rng.choice(moves)))
+            if record.rules.is_terminal(after):
+                break
+            state = after
+        return None if rng.random() < 0.2 else str(record.rules.to_text(state))
+
+    def run(seed: int) -> list[tuple[np.ndarray, ...]]:
+        env = make(env_id, num_envs=6, opening=opening)
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        assert info["action_mask"].any(axis=1).all()
+        seen = [(obs.copy(), info["action_mask"].copy())]
+        for _ in range(STEPS):
+            obs, _, terminated, _, info = env.step(random_actions(info["action_mask"], rng))
+            live = ~terminated
+            assert info["action_mask"][live].any(axis=1).all()
+            seen.append((obs.copy(), info["action_mask"].copy()))
+        return seen
+
+    first = run(3)
+    assert all(np.array_equal(a, b) for x, y in zip(first, run(3), strict=True)
+               for a, b in zip(x, y, strict=True))
+
+
+def test_an_opening_the_opponent_wins_at_once_is_drawn_again() -> None:
+    drawn: list[str | None] = [C4_WIN_FOR_SIDE_TO_MOVE, None]
+    calls = []
+
+    def opening(rng: np.random.Generator) -> str | None:
+        calls.append(1)
+        return drawn[min(len(calls), len(drawn)) - 1]
+
+    env = make("FourInARow-v0", num_envs=1, first_player="opponent", opponent="lookahead:1",
+               opening=opening)
+    obs, info = env.reset(seed=0)
+    assert len(calls) == 2 and info["action_mask"].all()
+    assert obs[0, 1].sum() == 1  # the start position and the opponent's first disc
+
+
+@pytest.mark.parametrize(("opening", "match"), [
+    (42, "opening must be None or a callable"),
+    (lambda rng: "not a position", "opening sampler's position"),
+    (lambda rng: 7, "opening sampler's position"),
+])
+def test_bad_openings_are_refused(opening: Any, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        make("FourInARow-v0", num_envs=2, opening=opening).reset(seed=0)
