@@ -49,6 +49,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from boardgym.agents.networks import ACTIVATIONS, EXTRACTORS, POLICIES, action_logits
 from boardgym.envs.games import GAMES, canonical_name, rules
+from boardgym.envs.games.core import unbatch
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"
@@ -592,6 +593,47 @@ class PolicyAgent:
             return int(np.argmax(logits))
         probs = np.exp(logits - logits.max())
         return int(rng.choice(logits.size, p=probs / probs.sum()))
+
+
+    def batched(self) -> BatchedPolicy:
+        """This agent's batched twin (``players.BatchedPlayer``): one forward pass moves in
+        N games at once."""
+        return BatchedPolicy(self)
+
+
+UNIT_BITS = 53
+"""Bits of a uniform ``uint64`` draw kept for a float in ``[0, 1)`` (a double's mantissa)."""
+
+
+class BatchedPolicy:
+    """A ``PolicyAgent``'s batched twin: the masked argmax (or, for a stochastic agent, a
+    sample by the inverse CDF of each game's uniform draw) in N games at once.
+
+    Args:
+        agent: the policy agent.
+    """
+
+    def __init__(self, agent: PolicyAgent) -> None:
+        self.agent = agent
+
+    def act(self, state: Any, draws: np.ndarray) -> np.ndarray:
+        """One legal action per game of the batched ``state``.
+
+        Raises:
+            CheckpointError: a board other than the one the policy was trained on.
+        """
+        agent = self.agent
+        agent.check_board(unbatch(state, 0))
+        observations = np.asarray(agent.rules.observation(state))
+        masks = np.asarray(agent.rules.legal_mask(state))
+        logits = masked_logits(agent.policy, observations, masks)
+        if not agent.stochastic:
+            return np.argmax(logits, axis=1)
+        cumulative = np.cumsum(np.exp(logits - logits.max(axis=1, keepdims=True)), axis=1)
+        uniform = (np.asarray(draws, dtype=np.uint64) >> np.uint64(64 - UNIT_BITS)) \
+            * 2.0 ** -UNIT_BITS * cumulative[:, -1]
+        last_legal = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+        return np.minimum((cumulative <= uniform[:, None]).sum(axis=1), last_legal)
 
 
 def load_policy(path: str | Path, game: str, stochastic: bool = False) -> PolicyAgent:

@@ -206,7 +206,7 @@ class _Opponent:
                 f"Batched opponents: {players.batched_names(record)}")
 
     def _make(self) -> None:
-        self.batched = players.make_batched(self.record, self.spec)
+        self.batched = players.make_batched(self.record, self.spec, self.options)
         self.single = None if self.batched is not None else \
             players.make(self.record, self.spec, self.options)
 
@@ -457,6 +457,18 @@ class BoardVectorEnv(VectorEnv):
         """A fresh ``(N, n_actions)`` bool array: the agent's legal actions in each sub-env
         (what MaskablePPO calls); all False in a sub-env whose game just ended."""
         return self._masks.copy()
+
+    def position_texts(self) -> list[str]:
+        """Each sub-env's current position in the game's notation (what the single env's
+        ``reset(options={"position": text})`` and ``opening`` read).
+
+        Raises:
+            gymnasium.error.ResetNeeded: before the first reset.
+        """
+        if self.state is None:
+            raise gym.error.ResetNeeded("call env.reset() before env.position_texts()")
+        to_text = self.record.rules.to_text
+        return [str(to_text(unbatch(self.state, i))) for i in range(self.num_envs)]
 
     @property
     def opponents(self) -> list[Any]:

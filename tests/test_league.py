@@ -70,12 +70,12 @@ def opening_positions(seed: int, steps: int = 40) -> list[list[str]]:
     vec_env.seed(seed)
     vec_env.reset()
     rng = np.random.default_rng(seed)
-    seen = [vec_env.env_method("position_text")]
+    seen = [vec_env.env_method("position_texts")[0]]
     for _ in range(steps):
         masks = np.array(vec_env.env_method("action_masks"))
         assert masks.any(axis=1).all()  # the learner always has a move
         vec_env.step(np.array([rng.choice(np.flatnonzero(mask)) for mask in masks]))
-        seen.append(vec_env.env_method("position_text"))
+        seen.append(vec_env.env_method("position_texts")[0])
     vec_env.close()
     return seen
 
@@ -87,10 +87,9 @@ def test_training_env_starts_games_from_openings_reproducibly() -> None:
     assert "---------" not in first[0]  # at least one ply in every opening
 
 
-def test_openings_need_the_per_game_env(tmp_path: Path,
+def test_bad_training_options_are_refused_in_one_line(tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     for bad in (["--set", "opening_plies=[3,1]"], ["--set", "opening_plies=[2]"],
-                ["--set", "opening_plies=[0,4]", "--set", "vectorization=vector"],
                 ["--eval-quality", "100000"], ["--set", "patience=-1"]):
         with pytest.raises(SystemExit) as exit_info:
             ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *TINY, *bad])

@@ -296,3 +296,39 @@ def test_a_checkpoint_for_another_board_is_refused_at_load(make: Any) -> None:
     """The board is checked when the opponent is built, not at its first move."""
     with pytest.raises(CheckpointError, match="trained on a four_in_a_row board"):
         make(str(SHIPPED["four_in_a_row"]))
+
+
+@pytest.mark.parametrize("game", ["reversi", "four_in_a_row", "tictactoe"])
+def test_a_checkpoints_batched_twin_plays_its_moves_in_all_games_at_once(game: str) -> None:
+    """The vector env's checkpoint opponents move through one forward pass: the same moves
+    as the single agent (greedy), legal samples reproducible from the draws (stochastic)."""
+    from boardgym.envs.games import game as game_record
+    from boardgym.envs.games import players
+    from boardgym.envs.games.core import batch_of, unbatch
+
+    record = game_record(game)
+    path = str(Path(__file__).resolve().parents[1] / "checkpoints" / f"{game}.zip")
+    rng = np.random.default_rng(0)
+    states = []
+    state = record.rules.initial_state()
+    while len(states) < 12:
+        states.append(state)
+        state = record.rules.apply(state, int(rng.choice(np.flatnonzero(
+            record.rules.legal_mask(state)))))
+        if record.rules.is_terminal(state):
+            state = record.rules.initial_state()
+    batch = batch_of(states[0])
+    for one in states[1:]:
+        batch = type(batch)(*(np.concatenate([a, b]) if isinstance(a, np.ndarray) else a
+                              for a, b in zip(batch, batch_of(one), strict=True)))
+    twin = players.make_batched(record, path)
+    assert twin is not None
+    greedy = agents.make(game, path)
+    expected = [greedy.act(unbatch(batch, i), rng) for i in range(len(states))]
+    assert twin.act(batch, np.zeros(len(states), dtype=np.uint64)).tolist() == expected
+    sampler = checkpoint.load_policy(path, game, stochastic=True).batched()
+    draws = np.random.default_rng(1).integers(0, 2**63, len(states), dtype=np.uint64) * 2
+    picked = sampler.act(batch, draws)
+    masks = record.rules.legal_mask(batch)
+    assert masks[np.arange(len(states)), picked].all()
+    assert sampler.act(batch, draws).tolist() == picked.tolist()

@@ -30,7 +30,7 @@ from boardgym.envs.games import game, players, reversi
 from boardgym.train import plot, ppo, runs, selfplay
 from boardgym.train.callbacks import vector_match
 from boardgym.train.config import load_config
-from boardgym.train.environments import env_counts, make_vec_env, sub_env_opponents
+from boardgym.train.environments import make_vec_env
 from boardgym.train.evaluate import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,6 +158,8 @@ def test_vector_match_plays_one_whole_game_per_sub_env() -> None:
     model, _ = load_network(ROOT / "checkpoints" / "tictactoe.zip")
     config = load_config("tictactoe")
     for opponent in players.batched_names(game("tictactoe")):
+        if players.make_batched(game("tictactoe"), opponent) is None:
+            continue  # az: needs a checkpoint
         result = vector_match(model, config, opponent, 64, seed=3)
         assert (result.games, len(result.outcomes)) == (64, 64)
         assert result.b_wins == 0 and result.a_wins + result.ties == 64, opponent
@@ -186,21 +188,15 @@ def test_resume_rebuilds_weights_optimizer_and_counters_from_the_checkpoint(
     assert model._n_updates == state["counters"]["n_updates"] > 0
 
 
-def test_opponent_mix_splits_envs_by_weight() -> None:
-    counts = env_counts([6, 2, 1, 1], 16)
-    assert sum(counts) == 16
-    assert all(abs(c - 16 * w / 10) < 1 for c, w in zip(counts, [6, 2, 1, 1], strict=True))
-    assert env_counts([1, 1], 3) in ([2, 1], [1, 2])
-    assert env_counts([1, 0], 4) == [4, 0]
-
-
-def test_mixed_opponents_train_on_one_vector_env_one_opponent_per_sub_env() -> None:
+def test_mixed_opponents_train_on_one_vector_env_drawing_each_games_opponent() -> None:
     config = load_config("tictactoe", overrides={"opponents": ["rules", "random"],
-                                                 "opponent_weights": [3, 1], "n_envs": 8})
-    pool = ppo.default_pool(config)
-    assert sub_env_opponents(pool, 8) == ["rules"] * 6 + ["random"] * 2
-    vec_env = make_vec_env(config, pool)
-    assert vec_env.num_envs == 8 and vec_env.action_masks().shape == (8, 9)
+                                                 "opponent_weights": [3, 1], "n_envs": 64})
+    vec_env = make_vec_env(config, ppo.default_pool(config))
+    vec_env.seed(0)
+    vec_env.reset()
+    opponents = vec_env.get_attr("opponents")[0]
+    assert vec_env.num_envs == 64 and vec_env.action_masks().shape == (64, 9)
+    assert set(opponents) == {"rules", "random"} and opponents.count("rules") > 32
     vec_env.close()
 
 

@@ -67,8 +67,8 @@ class TrainConfig:
         eval_opponents: agent specs the learner is evaluated against.
         checkpoint_every: timesteps between checkpoints (``checkpoints/last.zip``).
         torch_threads: CPU threads torch may use.
-        vectorization: ``"auto"`` (the batched vector env when the opponents allow it),
-            ``"vector"`` or ``"dummy"`` (SB3's DummyVecEnv over the single env).
+        vectorization: ``"auto"`` or ``"vector"`` (the same: the batched vector env, see
+            ``environments``) or ``"dummy"`` (SB3's DummyVecEnv over the single env).
         snapshot_every: self-play only: timesteps between league checks.
         snapshot_margin: self-play only: the win rate against the league pool above which
             the learner's current weights join the pool as a frozen snapshot.

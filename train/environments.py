@@ -1,12 +1,12 @@
 """The envs a training run learns on: its opponent pool and the vector env built from it.
 
-The learner plays opponents drawn from an ``OpponentPool``. When every opponent has a batched
-twin, the run trains on one batched vector env (``envs.vector``) whose ``n_envs`` sub-envs
-are shared out among the opponents in proportion to their weights, one opponent per sub-env.
-Otherwise (or with ``vectorization: dummy``, as self-play's growing pool needs, or with
-``opening_plies``, as the batched env starts every game at the start position) each env of
-an SB3 ``DummyVecEnv`` draws its opponent from the pool at every episode, and its opening
-(``openings.unfinished_opening``) from its own generator, seeded from the env's seed.
+The learner plays opponents drawn from an ``OpponentPool``, one per game, by weight (the pool
+may grow during the run, as in self-play), and with ``opening_plies`` starts each game from a
+random opening (``openings.unfinished_opening``). The run trains on one batched vector env
+(``envs.vector``): its opponents with a batched twin (the built-in AIs that have one, policy
+checkpoints) move in all their games at once, the others game by game. With
+``vectorization: dummy`` each env of an SB3 ``DummyVecEnv`` draws its opponent and opening
+instead, from its own generators seeded from the env's seed.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 from boardgym import agents
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
-from boardgym.envs.games import players
 from boardgym.envs.sb3 import SB3VecEnv
 from boardgym.envs.turn_based import POSITION_OPTION
+from boardgym.envs.vector import OPENING_DRAWS
 from boardgym.train.config import TrainConfig
 from boardgym.train.openings import unfinished_opening
 
@@ -33,9 +33,6 @@ MIX_STREAM = 1
 """Sub-stream of an env seed that draws its per-episode opponent."""
 OPENING_STREAM = 2
 """Sub-stream of an env seed that draws its per-episode opening."""
-MAX_OPENING_DRAWS = 100
-"""Openings drawn for one game before starting it from the start position instead (an
-opening is redrawn when the opponent's first reply there ends the game)."""
 
 
 class OpponentPool:
@@ -96,8 +93,12 @@ class OpponentPool:
 
     def sample(self, rng: np.random.Generator) -> agents.Agent:
         """An agent drawn by weight with ``rng``."""
+        return self._agents[self.sample_spec(rng)]
+
+    def sample_spec(self, rng: np.random.Generator) -> str:
+        """A member's spec drawn by weight with ``rng``."""
         p = np.asarray(self.weights) / sum(self.weights)
-        return self._agents[self.specs[int(rng.choice(len(self.specs), p=p))]]
+        return self.specs[int(rng.choice(len(self.specs), p=p))]
 
     def to_dict(self) -> dict[str, Any]:
         """The pool as plain data (saved with each checkpoint)."""
@@ -107,6 +108,30 @@ class OpponentPool:
     def from_dict(cls, game: str, data: dict[str, Any]) -> OpponentPool:
         """The pool saved by ``to_dict``."""
         return cls(game, data["specs"], data["weights"])
+
+
+class PoolSampler:
+    """The vector env's ``sampler(rng) -> spec``: a member of the pool as it is now."""
+
+    def __init__(self, pool: OpponentPool) -> None:
+        self.pool = pool
+
+    def __call__(self, rng: np.random.Generator) -> str:
+        return self.pool.sample_spec(rng)
+
+
+class OpeningSampler:
+    """``opening(rng) -> position text``: ``unfinished_opening``'s position of ``low`` to
+    ``high`` random plies on the board of ``board``."""
+
+    def __init__(self, game: str, plies: Sequence[int], board: dict[str, Any]) -> None:
+        self.record = game_record(game)
+        self.low, self.high = plies
+        self.board = dict(board)
+
+    def __call__(self, rng: np.random.Generator) -> str:
+        _, state = unfinished_opening(self.record, self.low, self.high, rng, self.board)
+        return str(self.record.rules.to_text(state))
 
 
 class OpponentMix(gym.Wrapper):
@@ -130,8 +155,8 @@ class OpponentMix(gym.Wrapper):
         self.pool = pool
         self.rng = np.random.default_rng()
         self.opening_rng = np.random.default_rng()
-        self.opening_plies = None if opening_plies is None else tuple(opening_plies)
-        self.board = dict(board or {})
+        self.opening = None if opening_plies is None else \
+            OpeningSampler(pool.game, opening_plies, board or {})
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
@@ -141,22 +166,15 @@ class OpponentMix(gym.Wrapper):
             self.rng = np.random.default_rng([seed, MIX_STREAM])
             self.opening_rng = np.random.default_rng([seed, OPENING_STREAM])
         self.env.unwrapped.opponent = self.pool.sample(self.rng)  # type: ignore[attr-defined]
-        if self.opening_plies is None or options:
+        if self.opening is None or options:
             return self.env.reset(seed=seed, options=options)
-        for _ in range(MAX_OPENING_DRAWS):
-            obs, info = self.env.reset(seed=seed, options={POSITION_OPTION: self.opening_text()})
+        for _ in range(OPENING_DRAWS):
+            text = self.opening(self.opening_rng)
+            obs, info = self.env.reset(seed=seed, options={POSITION_OPTION: text})
             if info["action_mask"].any():
                 return obs, info
             seed = None  # the opponent's first reply ended the game: draw another opening
         return self.env.reset(seed=seed)
-
-    def opening_text(self) -> str:
-        """The position text of the next random opening."""
-        assert self.opening_plies is not None
-        record = game_record(self.pool.game)
-        low, high = self.opening_plies
-        _, state = unfinished_opening(record, low, high, self.opening_rng, self.board)
-        return str(record.rules.to_text(state))
 
     def action_masks(self) -> np.ndarray:
         """The wrapped env's action mask (what MaskablePPO asks for)."""
@@ -178,58 +196,21 @@ class OpponentMix(gym.Wrapper):
         self.env.unwrapped.np_random = env_rng
 
 
-def uses_batched_env(config: TrainConfig, pool: OpponentPool) -> bool:
-    """Whether the run trains on the batched vector env (see ``config.vectorization``).
-
-    Raises:
-        ValueError: ``vectorization="vector"`` with an opponent that has no batched twin, or
-            with ``opening_plies`` (the batched env starts every game at the start).
-    """
-    record = game_record(config.game)
-    missing = [spec for spec in pool.specs if players.make_batched(record, spec) is None]
-    if config.vectorization == "vector" and missing:
-        raise ValueError(f"opponents {missing} have no batched version; use --set "
-                         "vectorization=dummy or opponents among "
-                         f"{players.batched_names(record)}")
-    if config.vectorization == "vector" and config.opening_plies is not None:
-        raise ValueError("opening_plies needs the per-game env (the batched env starts every "
-                         "game at the start position); use --set vectorization=auto")
-    return config.vectorization != "dummy" and not missing and config.opening_plies is None
-
-
-def env_counts(weights: Sequence[float], n_envs: int) -> list[int]:
-    """``n_envs`` split across opponents in proportion to ``weights`` (largest remainders)."""
-    shares = np.asarray(weights, dtype=float) / sum(weights) * n_envs
-    counts = np.floor(shares).astype(int)
-    for i in np.argsort(counts - shares, kind="stable")[: n_envs - counts.sum()]:
-        counts[i] += 1
-    return [int(c) for c in counts]
-
-
-def sub_env_opponents(pool: OpponentPool, n_envs: int) -> list[str]:
-    """The opponent spec of each of ``n_envs`` sub-envs: the pool's specs, each repeated
-    ``env_counts`` times, in pool order."""
-    counts = env_counts(pool.weights, n_envs)
-    return [spec for spec, count in zip(pool.specs, counts, strict=True) for _ in range(count)]
-
-
 def make_vec_env(config: TrainConfig, pool: OpponentPool) -> VecEnv:
-    """``config.n_envs`` envs of the game, playing the opponents of ``pool``.
-
-    With the batched env (``uses_batched_env``) one vector env holds every sub-env, each
-    with its opponent (``sub_env_opponents``); otherwise each env of an SB3 ``DummyVecEnv``
-    draws its opponent per episode (the pool may then change during training, as in
-    self-play).
-    """
+    """``config.n_envs`` envs of the game, playing the opponents of ``pool`` (drawn per game,
+    so the pool may change during training) from ``config.opening_plies`` openings: one
+    batched vector env, or a ``DummyVecEnv`` of ``OpponentMix`` envs with ``vectorization:
+    dummy``."""
     env_id = game_record(config.game).env_id
-    if uses_batched_env(config, pool):
-        opponents = sub_env_opponents(pool, config.n_envs)
-        return VecMonitor(SB3VecEnv.make(env_id, config.n_envs, opponent=opponents,
-                                         **config.env_kwargs))
+    board = board_kwargs(config.env_kwargs)
+    if config.vectorization != "dummy":
+        opening = None if config.opening_plies is None else \
+            OpeningSampler(config.game, config.opening_plies, board)
+        return VecMonitor(SB3VecEnv.make(env_id, config.n_envs, opponent=PoolSampler(pool),
+                                         opening=opening, **config.env_kwargs))
 
     def factory() -> gym.Env:
         env = gym.make(env_id, disable_env_checker=True, **config.env_kwargs)
-        return Monitor(OpponentMix(env, pool, config.opening_plies,
-                                   board_kwargs(config.env_kwargs)))
+        return Monitor(OpponentMix(env, pool, config.opening_plies, board))
 
     return DummyVecEnv([factory] * config.n_envs)

@@ -45,7 +45,7 @@ from boardgym.envs.games import reversi
 from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
-from boardgym.train.environments import OpponentPool, make_vec_env, uses_batched_env
+from boardgym.train.environments import OpponentPool, make_vec_env
 from boardgym.train.quality import selection_positions
 from boardgym.train.runs import (
     ALGO,
@@ -243,19 +243,15 @@ def prepare(args: argparse.Namespace, algo: str,
     config = load_config(args.game, args.config, overrides)
     check_mobility(config)
     check_quality(config)
-    pool = make_pool(config)
-    uses_batched_env(config, pool)  # refuses vectorization=vector without batched twins
-    return new_run(config, args.runs_dir, pool, algo), None
+    return new_run(config, args.runs_dir, make_pool(config), algo), None
 
 
 def run_command(argv: Sequence[str] | None, parser: argparse.ArgumentParser, algo: str,
-                make_pool: PoolMaker, hooks: Sequence[Hook] = (),
-                extra_sets: Sequence[str] = ()) -> Run:
+                make_pool: PoolMaker, hooks: Sequence[Hook] = ()) -> Run:
     """Parse ``argv``, prepare the run, record the command and train: the body of
     ``boardgym train`` and ``boardgym selfplay``. Usage errors exit with code 2 (one line)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(args_list)
-    args.set = [*args.set, *extra_sets]
     try:
         run, state = prepare(args, algo, make_pool)
     except (ValueError, OSError) as error:

@@ -107,7 +107,7 @@ def save_pool(run: Run) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym selfplay``: returns the exit code."""
     run = run_command(argv, build_parser("boardgym selfplay", __doc__), ALGO, default_pool,
-                      hooks=[League()], extra_sets=["vectorization=dummy"])
+                      hooks=[League()])
     print(f"done: {run.last} (best: {run.best}); pool: {run.directory / POOL_FILE}")
     return 0
 

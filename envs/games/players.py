@@ -116,14 +116,26 @@ def make(record: Game, spec: Any, options: Mapping[str, Any] | None = None) -> A
                      ".zip or .pt)")
 
 
-def make_batched(record: Game, spec: Any) -> BatchedPlayer | None:
-    """The batched twin of the built-in player ``spec``, or None where it has none (an
-    ``Agent`` object, a checkpoint, or a player without a batched twin)."""
-    if not isinstance(spec, str):
-        return None
-    name, arg = _split(spec)
-    entry = entries(record).get(name)
-    return None if entry is None or entry.batched is None else entry.batched(record, arg)
+def make_batched(record: Game, spec: Any,
+                 options: Mapping[str, Any] | None = None) -> BatchedPlayer | None:
+    """The batched twin of the player ``spec``, or None where it has none.
+
+    A named player's twin comes from its registered batched factory; any other player (an
+    ``Agent`` object, or what a loader makes of a checkpoint spec, on the board of
+    ``options``) has a twin when it offers one as ``batched()``.
+
+    Raises:
+        ValueError: a checkpoint spec a loader refuses (e.g. another game's checkpoint).
+    """
+    if isinstance(spec, str):
+        name, arg = _split(spec)
+        entry = entries(record).get(name)
+        if entry is not None:
+            return None if entry.batched is None else entry.batched(record, arg)
+        spec = next((agent for agent in (loader(record, spec, options or {})
+                                         for loader in _LOADERS) if agent is not None), None)
+    twin = getattr(spec, "batched", None)
+    return twin() if callable(twin) else None
 
 
 def batched_names(record: Game) -> list[str]:
