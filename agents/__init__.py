@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents import four_in_a_row, reversi, search, solvers, tictactoe  # noqa: F401
+from boardgym.agents import az, four_in_a_row, reversi, search, solvers, tictactoe  # noqa: F401
 from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players

@@ -170,7 +170,7 @@ def lexicographic_argmin(keys: torch.Tensor) -> torch.Tensor:
     candidates = torch.ones(keys.shape[:2], dtype=torch.bool, device=keys.device)
     for key in keys.unbind(dim=2):
         masked = torch.where(candidates, key, torch.inf)
-        candidates &= masked == masked.min(dim=1, keepdim=True).values
+        candidates = candidates & (masked == masked.min(dim=1, keepdim=True).values)
     return candidates.to(torch.uint8).argmax(dim=1)
 
 

@@ -89,7 +89,7 @@ def test_positions_are_as_described() -> None:
 
 
 def test_builtin_names() -> None:
-    assert agents.names("reversi") == ["alphabeta", "corner_best", "corner_side_best", "mcts",
+    assert agents.names("reversi") == ["alphabeta", "az", "corner_best", "corner_side_best", "mcts",
                                        "random", "worst"]
 
 

@@ -126,7 +126,7 @@ def test_perfect_never_loses_a_thousand_games_first_and_second(other: str) -> No
 
 
 def test_names() -> None:
-    assert agents.names("tictactoe") == ["alphabeta", "mcts", "perfect", "random", "rules",
+    assert agents.names("tictactoe") == ["alphabeta", "az", "mcts", "perfect", "random", "rules",
                                          "rules_center"]
 
 

@@ -58,7 +58,8 @@ def test_batched_flips_equal_single_flips() -> None:
         assert int(flipped[i]) == reversi.flips(unbatch(part, i), int(moves[i]))
 
 
-BATCHED = [(name, spec) for name in RULES for spec in players.batched_names(game(name))]
+BATCHED = [(name, spec) for name in RULES for spec in players.batched_names(game(name))
+           if players.make_batched(game(name), spec) is not None]  # az needs a checkpoint
 
 
 @pytest.mark.parametrize(("name", "spec"), BATCHED)

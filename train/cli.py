@@ -19,6 +19,8 @@ COMMANDS = {
     "play": ("boardgym.train.play", "play a game yourself against any agent"),
     "train": ("boardgym.train.ppo", "train a MaskablePPO agent"),
     "selfplay": ("boardgym.train.selfplay", "train against a league of past snapshots"),
+    "az": ("boardgym.train.az", "train an AlphaZero-style agent by search-guided self-play"),
+    "export": ("boardgym.train.export", "export a checkpoint's network to ONNX"),
     "tournament": ("boardgym.train.tournament", "round robin with Elo ratings"),
     "positions": ("boardgym.train.positions", "write labelled positions (exact move values)"),
     "quality": ("boardgym.train.quality", "agreement with exact solvers on labelled positions"),

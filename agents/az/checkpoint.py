@@ -1,0 +1,177 @@
+"""The az checkpoint format: a zip of plain data, read without unpickling anything.
+
+- ``az.json``: the record: ``format_version`` (``FORMAT_VERSION``), ``game``, its board
+  options ``env_kwargs``, ``architecture`` (``network.Architecture``: the board's planes, rows,
+  cols and actions, the tower's channels, blocks and hidden units), and how long it trained
+  (``iterations``, ``positions``: self-play positions seen).
+- ``az_model.pth``: the network's state dict, read with ``torch.load(weights_only=True)``.
+- ``az_optimizer.pth`` and ``az_train.json`` (run checkpoints only): what ``--resume``
+  needs; players ignore them.
+
+The reading helpers are ``agents.policy``'s (``open_checkpoint``, ``read_entry``,
+``read_tensors``, ``check_keys``, ``load_state``): the same one-line ``CheckpointError`` for
+a missing, corrupt, pickled or foreign file. Writes are atomic (temporary file, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from boardgym.agents.az.network import Architecture, AzNet
+from boardgym.agents.policy import (
+    CheckpointError,
+    board_facts,
+    board_kwargs,
+    check_keys,
+    check_size,
+    load_state,
+    one_line,
+    open_checkpoint,
+    read_entry,
+    read_tensors,
+    tensor_bytes,
+)
+from boardgym.envs.games import canonical_name
+
+RECORD_ENTRY = "az.json"
+MODEL_ENTRY = "az_model.pth"
+OPTIMIZER_ENTRY = "az_optimizer.pth"
+TRAIN_STATE_ENTRY = "az_train.json"
+FORMAT_VERSION = 1
+RECORD_TYPES: dict[str, type] = {"format_version": int, "game": str, "env_kwargs": dict,
+                                 "architecture": dict, "iterations": int, "positions": int}
+"""Every key of ``az.json`` and its JSON type."""
+ARCHITECTURE_TYPES: dict[str, type] = {name: int for name in Architecture.__dataclass_fields__}
+"""Every key of the architecture record (all integers)."""
+BOARD_KEYS = ("planes", "rows", "cols", "n_actions")
+"""The architecture's keys that the game and board fix."""
+
+
+def is_az_checkpoint(path: str | Path) -> bool:
+    """True when ``path`` is a readable zip holding an ``az.json`` record (any other file,
+    or no file, is not an az checkpoint)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return RECORD_ENTRY in archive.namelist()
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
+        return False
+
+
+def az_record(game: str, env_kwargs: dict[str, Any], arch: Architecture, iterations: int = 0,
+              positions: int = 0) -> dict[str, Any]:
+    """The ``az.json`` record of a network of ``arch`` for ``game`` on the board of
+    ``env_kwargs`` after ``iterations`` training iterations over ``positions`` positions."""
+    return {"format_version": FORMAT_VERSION, "game": canonical_name(game),
+            "env_kwargs": board_kwargs(env_kwargs), "architecture": arch.to_dict(),
+            "iterations": int(iterations), "positions": int(positions)}
+
+
+def check_record(record: dict[str, Any], path: str | Path) -> Architecture:
+    """The architecture of a checked ``az.json`` record.
+
+    Raises:
+        CheckpointError: another format version, a key missing or of another type, an
+            unknown game, sizes out of range, or a board that does not fit the game.
+    """
+    where = f"az checkpoint {path}"
+    if record.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"{where} has format_version {record.get('format_version')!r}; "
+                              f"this boardgym reads {FORMAT_VERSION}: upgrade boardgym or "
+                              "retrain it")
+    check_keys(record, RECORD_TYPES, f"{where}: {RECORD_ENTRY}")
+    check_keys(record["architecture"], ARCHITECTURE_TYPES, f"{where}: its architecture")
+    sizes = {name: check_size(value, name, where, least=0 if name == "blocks" else 1)
+             for name, value in record["architecture"].items()}
+    arch = Architecture(**sizes)
+    try:
+        shape, n_actions = board_facts(canonical_name(record["game"]), record["env_kwargs"])
+    except (ValueError, TypeError) as error:
+        raise CheckpointError(f"{where} is for a game or board this boardgym does not know "
+                              f"({one_line(str(error))})") from error
+    if [arch.planes, arch.rows, arch.cols, arch.n_actions] != [*shape, n_actions]:
+        board = record["env_kwargs"] or "the default board"
+        raise CheckpointError(f"{where}: its architecture's board {BOARD_KEYS} does not fit "
+                              f"{record['game']} with {board}; the file is damaged: retrain it")
+    return arch
+
+
+def read_record(path: str | Path) -> tuple[dict[str, Any], Architecture]:
+    """The checked ``az.json`` record of the checkpoint at ``path`` and its architecture.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: not an az checkpoint of this format (the message says why).
+    """
+    record = read_entry(path, RECORD_ENTRY)
+    if record is None:
+        raise CheckpointError(f"{path} is not an az checkpoint (no {RECORD_ENTRY}); use one "
+                              "written by `boardgym az`")
+    return record, check_record(record, path)
+
+
+def load_network(path: str | Path) -> tuple[AzNet, dict[str, Any]]:
+    """The network stored at ``path`` (CPU, eval mode) and its checked record; nothing is
+    unpickled.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: not an az checkpoint, or weights that do not fit its record.
+    """
+    record, arch = read_record(path)
+    net = AzNet(arch)
+    load_state(net, read_tensors(path, MODEL_ENTRY), path, MODEL_ENTRY)
+    return net.eval(), record
+
+
+def write_checkpoint(path: str | Path, net: AzNet, record: dict[str, Any],
+                     optimizer: torch.optim.Optimizer | None = None,
+                     train_state: dict[str, Any] | None = None,
+                     tensors: dict[str, dict[str, torch.Tensor]] | None = None) -> None:
+    """Write ``net`` with its ``record`` (``az_record``) to ``path`` atomically: the zip goes
+    to a temporary file in the same folder, is flushed to disk and renamed.
+
+    Args:
+        path: the ``.zip`` to write.
+        net: the network.
+        record: its ``az.json`` record.
+        optimizer: its optimizer, for ``--resume`` (its state as plain tensors).
+        train_state: JSON data for ``--resume`` (``az_train.json``).
+        tensors: more entries of plain tensors (name -> state dict), stored uncompressed
+            (a training run's replay buffer).
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(RECORD_ENTRY, json.dumps(record, indent=1))
+            archive.writestr(MODEL_ENTRY, tensor_bytes(net.state_dict()))
+            if optimizer is not None:
+                archive.writestr(OPTIMIZER_ENTRY, tensor_bytes(optimizer.state_dict()))
+            if train_state is not None:
+                archive.writestr(TRAIN_STATE_ENTRY, json.dumps(train_state))
+            for name, state in (tensors or {}).items():
+                archive.writestr(name, tensor_bytes(state), compress_type=zipfile.ZIP_STORED)
+        with tmp.open("rb") as file:
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def check_game(record: dict[str, Any], game: str, path: str | Path) -> None:
+    """Raise a CheckpointError when ``record`` is not for ``game``."""
+    if record["game"] != canonical_name(game):
+        raise CheckpointError(f"az checkpoint {path} was trained for {record['game']!r}, not "
+                              f"{canonical_name(game)!r}; use it with `{record['game']}`")
+
+
+__all__ = ["FORMAT_VERSION", "MODEL_ENTRY", "OPTIMIZER_ENTRY", "RECORD_ENTRY",
+           "TRAIN_STATE_ENTRY", "CheckpointError", "az_record", "check_game", "check_record",
+           "is_az_checkpoint", "load_network", "open_checkpoint", "read_record",
+           "write_checkpoint"]

@@ -1,0 +1,157 @@
+"""The AlphaZero policy/value network, its batched evaluator and the board symmetries.
+
+``AzNet`` is a plain-torch residual conv tower (sizes from the game's ``Game.network``
+record: ``channels``, ``blocks``, ``hidden``) over the mover's-view observation planes
+(``rules.observation(state)``: the side to move's stones, the other's), plus a constant plane
+of ones so that the zero padding off the board differs from an empty cell. Two heads: the
+policy's logits over the whole action space (the caller masks the illegal ones) and the
+value of the position for the side to move, in ``[-1, 1]`` (tanh).
+
+``Symmetries`` holds the board's symmetries as index permutations (``agents.networks.
+board_symmetries``: 8 for square boards whose actions are cells, the left-right mirror for
+four-in-a-row's columns) and maps batches of observations, masks and policy targets to
+their images: what training uses to augment its samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from boardgym.agents.networks import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
+from boardgym.envs.games.core import NetworkSize
+
+POLICY_PLANES = 2
+"""Channels of the policy head's 1x1 convolution."""
+VALUE_PLANES = 1
+"""Channels of the value head's 1x1 convolution."""
+MASKED_LOGIT = -np.inf
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Everything ``AzNet`` is built from: the board's facts and the tower's size.
+
+    Attributes:
+        planes, rows, cols: the observation shape ``(planes, rows, cols)``.
+        n_actions: the size of the action space.
+        channels: convolution width.
+        blocks: residual blocks after the stem convolution.
+        hidden: units of the value head's hidden layer.
+    """
+
+    planes: int
+    rows: int
+    cols: int
+    n_actions: int
+    channels: int
+    blocks: int
+    hidden: int
+
+    @classmethod
+    def of(cls, rules: Any, state: Any, size: NetworkSize) -> Architecture:
+        """The architecture for the board of ``state`` (any position of it) and ``size``."""
+        planes, rows, cols = rules.observation(state).shape
+        return cls(int(planes), int(rows), int(cols), int(rules.legal_mask(state).size),
+                   size.channels, size.blocks, size.hidden)
+
+    def to_dict(self) -> dict[str, int]:
+        """The architecture as JSON data."""
+        return asdict(self)
+
+
+class AzNet(nn.Module):
+    """Residual conv tower with a policy head (logits) and a value head (tanh).
+
+    Args:
+        arch: the board facts and sizes (``Architecture``).
+    """
+
+    def __init__(self, arch: Architecture) -> None:
+        super().__init__()
+        self.arch = arch
+        cells = arch.rows * arch.cols
+        self.stem = nn.Conv2d(arch.planes + ONES_PLANES, arch.channels, KERNEL, padding=PADDING)
+        self.tower = nn.Sequential(*(ResidualBlock(arch.channels) for _ in range(arch.blocks)))
+        self.policy_conv = nn.Conv2d(arch.channels, POLICY_PLANES, 1)
+        self.policy_out = nn.Linear(POLICY_PLANES * cells, arch.n_actions)
+        self.value_conv = nn.Conv2d(arch.channels, VALUE_PLANES, 1)
+        self.value_hidden = nn.Linear(VALUE_PLANES * cells, arch.hidden)
+        self.value_out = nn.Linear(arch.hidden, 1)
+
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (B, n_actions), values (B,))`` of a float batch ``(B, planes, rows, cols)``."""
+        ones = torch.ones_like(planes[:, :ONES_PLANES])
+        x = self.tower(torch.relu(self.stem(torch.cat([planes, ones], dim=1))))
+        logits = self.policy_out(torch.relu(self.policy_conv(x)).flatten(1))
+        hidden = torch.relu(self.value_hidden(torch.relu(self.value_conv(x)).flatten(1)))
+        return logits, torch.tanh(self.value_out(hidden)).squeeze(1)
+
+
+class Evaluator:
+    """The network as the search sees it: numpy observations and masks in, masked logits
+    and values out, one forward pass per call, no gradients.
+
+    Args:
+        net: the network (put in eval mode).
+    """
+
+    def __init__(self, net: AzNet) -> None:
+        self.net = net.eval()
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` of a batch: logits ``(B, A)`` float64 with ``-inf`` where
+        ``masks`` is False, values ``(B,)`` for the side to move."""
+        with torch.inference_mode():
+            logits, values = self.net(torch.as_tensor(observations, dtype=torch.float32))
+        return (np.where(masks, logits.numpy().astype(np.float64), MASKED_LOGIT),
+                values.numpy().astype(np.float64))
+
+
+class Symmetries:
+    """The symmetries of a board as index permutations, applied to training batches.
+
+    Symmetry ``g`` maps a board to its image (``cells[g]``: image cell ``i`` is board cell
+    ``cells[g, i]``) and an action in the image to the same move on the board
+    (``actions[g]``). Symmetry 0 is the identity.
+
+    Args:
+        arch: the board (rows, cols, number of actions).
+
+    Raises:
+        ValueError: actions that are neither cells nor columns.
+    """
+
+    def __init__(self, arch: Architecture) -> None:
+        cells, actions = board_symmetries(arch.rows, arch.cols, arch.n_actions)
+        self.cells = cells.numpy()
+        self.actions = actions.numpy()
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+    def apply(self, which: np.ndarray, observations: np.ndarray, *per_action: np.ndarray
+              ) -> tuple[np.ndarray, ...]:
+        """Each sample ``i`` mapped by symmetry ``which[i]``.
+
+        Args:
+            which: ``(B,)`` symmetry indices.
+            observations: ``(B, planes, rows, cols)``.
+            per_action: arrays ``(B, n_actions)`` (masks, policy targets).
+
+        Returns:
+            The images: observations first, then each of ``per_action``.
+        """
+        batch, planes, rows, cols = observations.shape
+        flat = observations.reshape(batch, planes, rows * cols)
+        image = np.take_along_axis(flat, self.cells[which][:, None, :], axis=2)
+        moved = (np.take_along_axis(array, self.actions[which], axis=1) for array in per_action)
+        return (image.reshape(observations.shape), *moved)
+
+
+__all__ = ["Architecture", "AzNet", "Evaluator", "Symmetries"]

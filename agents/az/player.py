@@ -1,0 +1,156 @@
+"""``az`` players: a search over an az checkpoint's network, or its raw policy.
+
+The spec ``az:N@PATH`` plays the checkpoint at ``PATH`` with ``N`` simulations of Gumbel
+AlphaZero search (no root noise: the strongest, deterministic play); ``az:0@PATH`` plays the
+raw policy (the most likely legal move). A bare path of an az checkpoint plays like
+``az:0@PATH``. The batched twin searches the games of a vector env together, one network
+call per simulation step for all of them.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
+from boardgym.agents.az.network import AzNet, Evaluator
+from boardgym.agents.az.search import SearchConfig, search
+from boardgym.envs.games import canonical_name, rules
+from boardgym.envs.games.core import Game, batch_of
+
+NAME = "az"
+SEPARATOR = "@"
+EXAMPLE = "az:200@checkpoints/four_in_a_row_az.zip"
+INFERENCE_THREADS = 1
+"""torch threads for play: one small batch per forward is fastest on one thread."""
+LOADED_CHECKPOINTS = 16
+"""Networks kept by ``load``, so that a checkpoint is read once per process."""
+
+
+def parse_spec(arg: str | None) -> tuple[int, str]:
+    """``(simulations, path)`` of the text after ``az:`` (``"200@runs/x/last.zip"``).
+
+    Raises:
+        ValueError: not ``N@PATH`` with ``N >= 0`` (the message shows a valid spec).
+    """
+    count, separator, path = (arg or "").partition(SEPARATOR)
+    if not separator or not count.isdecimal() or not path:
+        raise ValueError(f"az takes SIMULATIONS@CHECKPOINT, e.g. {EXAMPLE} (az:0@... plays "
+                         f"the raw policy); got az:{arg or ''}")
+    return int(count), path
+
+
+class AzAgent:
+    """A player of an az network: ``simulations`` of Gumbel search, or the raw policy (0).
+
+    Also the batched twin: ``act`` takes a single state and an ``rng``, ``act_batch`` a
+    batched state and per-game draws; both deterministic (no noise, ties to the lowest
+    action), so the draws are not needed.
+
+    Args:
+        net: the network.
+        record: its checkpoint's ``az.json`` record (game and board).
+        simulations: search simulations per move; 0 plays the masked argmax of the policy.
+        name: how the player is shown.
+    """
+
+    def __init__(self, net: AzNet, record: dict[str, Any], simulations: int,
+                 name: str = NAME) -> None:
+        self.record = record
+        self.game = canonical_name(record["game"])
+        self.rules = rules(self.game)
+        self.evaluate = Evaluator(net)
+        self.simulations = simulations
+        self.config = SearchConfig(simulations=max(simulations, 1), gumbel_scale=0.0)
+        start = self.rules.initial_state(**record["env_kwargs"])
+        self.board = (self.rules.observation(start).shape, getattr(start, "geom", None))
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"AzAgent({self.name!r})"
+
+    def check_board(self, state: Any) -> None:
+        """Raise a CheckpointError when ``state``'s board is not the network's."""
+        geom = getattr(state, "geom", None)
+        shape = self.rules.observation(state).shape[-len(self.board[0]):]
+        if shape != self.board[0] or geom != self.board[1]:
+            raise CheckpointError(f"{self.name} was trained on a {self.game} board with "
+                                  f"{self.record['env_kwargs'] or 'the default size'}; play it on "
+                                  "that board or train one for this board")
+
+    def act_batch(self, state: Any) -> np.ndarray:
+        """The move of each game of the batched, unfinished ``state``."""
+        self.check_board(state)
+        masks = self.rules.legal_mask(state)
+        if self.simulations == 0:
+            logits, _ = self.evaluate(self.rules.observation(state), masks)
+            return logits.argmax(axis=1)
+        return search(self.rules, state, self.evaluate, self.config,
+                      np.zeros(masks.shape)).action
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        """The move for the side to move of ``state`` (never an illegal one)."""
+        return int(self.act_batch(batch_of(state))[0])
+
+
+class BatchedAz:
+    """The batched twin of an ``AzAgent`` (the ``BatchedPlayer`` protocol)."""
+
+    def __init__(self, agent: AzAgent) -> None:
+        self.agent = agent
+
+    def __repr__(self) -> str:
+        return f"BatchedAz({self.agent.name!r})"
+
+    def act(self, state: Any, draws: np.ndarray) -> np.ndarray:
+        """One move per game of the batched ``state`` (deterministic: ``draws`` unused)."""
+        return self.agent.act_batch(state)
+
+
+def load(path: str, game: str, simulations: int) -> AzAgent:
+    """The player of the az checkpoint at ``path`` for ``game``; the same object for the
+    same file (unchanged since) and arguments, within a process.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: not an az checkpoint, or one for another game.
+    """
+    try:
+        stat = Path(path).stat()
+    except OSError:
+        return _load(path, canonical_name(game), simulations)  # raises, clearly
+    return _cached(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, path,
+                   canonical_name(game), simulations)
+
+
+@lru_cache(maxsize=LOADED_CHECKPOINTS)
+def _cached(resolved: str, size: int, modified_ns: int, path: str, game: str,
+            simulations: int) -> AzAgent:
+    """``_load``, kept by file identity (``resolved`` path, ``size``, ``modified_ns``)."""
+    return _load(path, game, simulations)
+
+
+def _load(path: str, game: str, simulations: int) -> AzAgent:
+    net, record = load_network(path)
+    check_game(record, game, path)
+    torch.set_num_threads(INFERENCE_THREADS)
+    label = f"{NAME}:{simulations}{SEPARATOR}{path}"
+    return AzAgent(net, record, simulations, name=label)
+
+
+def az_player(record: Game, arg: str | None) -> AzAgent:
+    """The factory of ``az:N@PATH`` specs (``players.register``)."""
+    simulations, path = parse_spec(arg)
+    return load(path, record.name, simulations)
+
+
+def az_batched(record: Game, arg: str | None) -> BatchedAz:
+    """The batched twin's factory of ``az:N@PATH`` specs."""
+    return BatchedAz(az_player(record, arg))
+
+
+__all__ = ["AzAgent", "BatchedAz", "az_batched", "az_player", "load", "parse_spec"]

@@ -1,0 +1,49 @@
+"""``boardgym export``: ONNX files of az and PPO checkpoints that pick torch's best moves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from boardgym.agents.az.checkpoint import az_record, write_checkpoint
+from boardgym.agents.az.network import Architecture, AzNet
+from boardgym.envs.games import game
+from boardgym.train.cli import main
+
+pytest.importorskip("onnxruntime")
+
+CHECKS = "1000"
+SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+
+
+def test_export_az_checkpoint_agrees_with_torch(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    record = game("four_in_a_row")
+    torch.manual_seed(0)
+    net = AzNet(Architecture.of(record.rules, record.rules.initial_state(), record.network))
+    checkpoint = tmp_path / "c4_az.zip"
+    write_checkpoint(checkpoint, net, az_record("four_in_a_row", {}, net.arch))
+    out = tmp_path / "c4_az.onnx"
+    assert main(["export", str(checkpoint), str(out), "--check", CHECKS]) == 0
+    assert f"in {CHECKS} of {CHECKS} positions" in capsys.readouterr().out
+    assert out.stat().st_size > 0
+
+
+def test_export_ppo_checkpoint_agrees_with_torch(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ttt.onnx"
+    assert main(["export", str(SHIPPED / "tictactoe.zip"), str(out), "--check", CHECKS]) == 0
+    assert f"in {CHECKS} of {CHECKS} positions" in capsys.readouterr().out
+
+
+def test_export_refuses_a_non_checkpoint_in_one_line(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    bogus = tmp_path / "bogus.zip"
+    bogus.write_text("not a zip")
+    with pytest.raises(SystemExit) as done:
+        main(["export", str(bogus), str(tmp_path / "out.onnx")])
+    error = capsys.readouterr().err
+    assert done.value.code == 2
+    assert "corrupt" in error and len(error.strip().splitlines()) == 1
