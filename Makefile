@@ -2,12 +2,15 @@ PY ?= .venv/bin/python
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
 
-.PHONY: setup test test-fast lint bench evaluate
+.PHONY: setup ray test test-fast lint bench evaluate
 
 setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,dev]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,export,ray,dev]"
+
+ray:  ## add the Ray backend, Tune and RLlib's dependencies to an existing venv
+	$(PY) -m pip install -q -c constraints.txt -e ".[ray]"
 
 test:  ## the whole test suite
 	$(PY) -m pytest -n 2 -q

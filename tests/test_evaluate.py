@@ -121,6 +121,8 @@ def test_same_names_are_told_apart(capsys: pytest.CaptureFixture[str]) -> None:
     (["reversi", "random", "random", "--seed", "-1"], "--seed: must be >= 0"),
     (["reversi", "random", "random", "--games", "ten"], "expected an integer"),
     (["reversi", "random", "random", "--workers", "0"], "--workers: must be >= 1"),
+    (["reversi", "random", "random", "--backend", "spark"], "invalid choice: 'spark'"),
+    (["reversi", "random", "random", "--address", "127.0.0.1:6379"], "add --backend ray"),
     (["reversi", "random", "random", "--rows", "5"], "Reversi has no option 'rows'"),
     (["four_in_a_row", "random", "random", "--rows", "3"], "rows and columns must"),
     (["four_in_a_row", "lookahead:x", "random"], "positive integer"),

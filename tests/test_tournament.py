@@ -87,6 +87,7 @@ def test_command_line_prints_and_saves_the_ratings(tmp_path: Path,
     (["chess", "random", "rules"], "unknown game"),
     (["tictactoe", "random", "rules", "--games", "0"], "must be >= 1"),
     (["tictactoe", "random", "rules", "--anchor", "perfect"], "not one of the players"),
+    (["tictactoe", "random", "rules", "--address", "127.0.0.1:6379"], "add --backend ray"),
 ])
 def test_bad_input_is_a_usage_error(argv: list[str], message: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,6 +22,7 @@ COMMANDS = {
     "az": ("boardgym.train.az", "train an AlphaZero-style agent by search-guided self-play"),
     "export": ("boardgym.train.export", "export a checkpoint's network to ONNX"),
     "tournament": ("boardgym.train.tournament", "round robin with Elo ratings"),
+    "tune": ("boardgym.train.tune", "hyperparameter sweep with Ray Tune"),
     "positions": ("boardgym.train.positions", "write labelled positions (exact move values)"),
     "quality": ("boardgym.train.quality", "agreement with exact solvers on labelled positions"),
     "plot": ("boardgym.train.plot", "learning curves of a run"),

@@ -2,7 +2,8 @@
 
 Game ``i`` of a match with seed ``S`` draws every random number (who moves first, the agents'
 tie-breaks) from its own generator ``np.random.default_rng([S, i])``, so a game's result
-depends only on ``(S, i)``: spreading games over worker processes changes nothing.
+depends only on ``(S, i)``: spreading games over worker processes or Ray tasks
+(``train.backends``) changes nothing.
 
 Fair matches (``--openings``, see ``train.openings``): games ``2k`` and ``2k + 1`` form pair
 ``k``; both start from opening ``k`` (random plies or a suite's line), A moving first in game
@@ -27,7 +28,6 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,13 @@ from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import game as game_record
 from boardgym.train import openings as fair
+from boardgym.train.backends import (
+    Backend,
+    add_backend_options,
+    backend_from_args,
+    connect,
+    parallel_map,
+)
 from boardgym.train.cli import (
     CommandParser,
     add_board_options,
@@ -50,7 +57,7 @@ Z95 = 1.959963984540054
 """Standard normal quantile of 0.975: the z of a two-sided 95% interval."""
 A_WON, B_WON, TIE = 1, -1, 0
 CHUNK_GAMES = 25
-"""Games per task handed to a worker process."""
+"""Games per task handed to a worker process or a Ray task."""
 PERCENT = 100
 FIRST_PLAYER = 0
 PAIR = 2
@@ -286,19 +293,9 @@ class _Match:
         opening = self.openings.opening(unit)
         return [self.play(a, b, unit * PAIR + seat, opening) for seat in range(PAIR)]
 
-
-_worker_players: tuple[Agent, Agent] | None = None
-
-
-def _init_worker(match: _Match) -> None:
-    """Build A and B once per worker process."""
-    global _worker_players
-    _worker_players = match.players()
-
-
-def _play_chunk(match: _Match, units: range) -> list[tuple[int, Moves]]:
-    assert _worker_players is not None, "worker not initialised"
-    return [game for unit in units for game in match.play_unit(*_worker_players, unit)]
+    def play_units(self, players: tuple[Agent, Agent], units: range) -> list[tuple[int, Moves]]:
+        """The games of ``units`` in order (one task of ``train.backends.parallel_map``)."""
+        return [game for unit in units for game in self.play_unit(*players, unit)]
 
 
 def _chunks(units: int, unit: int) -> list[range]:
@@ -307,25 +304,17 @@ def _chunks(units: int, unit: int) -> list[range]:
     return [range(start, min(start + size, units)) for start in range(0, units, size)]
 
 
-def _games(match: _Match, games: int, workers: int, advance: Callable[[int], object],
+def _games(match: _Match, games: int, backend: Backend, advance: Callable[[int], object],
            players: tuple[Agent, Agent] | None) -> Iterator[tuple[int, Moves]]:
     """A's result and the moves of each game in order; calls ``advance(n)`` as ``n`` more
-    games finish. One process plays with ``players`` (built from the specs if None); each
-    worker process builds its own once."""
+    games finish. In this process the games are played with ``players`` (built from the
+    specs if None), unit by unit; each worker process builds its own once and plays chunks."""
     units = games // match.unit
-    if workers == 1:
-        a, b = players or match.players()
-        for unit in range(units):
-            results = match.play_unit(a, b, unit)
-            advance(len(results))
-            yield from results
-        return
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(match,)) as pool:
-        futures = [pool.submit(_play_chunk, match, chunk) for chunk in _chunks(units, match.unit)]
-        for future in futures:
-            results = future.result()
-            advance(len(results))
-            yield from results
+    chunks = ([range(unit, unit + 1) for unit in range(units)] if backend.inline
+              else _chunks(units, match.unit))
+    for results in parallel_map(match.play_units, chunks, match.players, backend, players):
+        advance(len(results))
+        yield from results
 
 
 def _ignore(_: int) -> None:
@@ -333,17 +322,18 @@ def _ignore(_: int) -> None:
 
 
 def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
-               alternate: bool = False, workers: int = 1,
+               alternate: bool = False, workers: int | None = None,
                config: dict[str, Any] | None = None,
                progress: bool | Callable[[int], object] = False, stochastic: bool = False,
                players: tuple[Agent, Agent] | None = None,
-               openings: str | None = None) -> MatchResult:
+               openings: str | None = None, backend: str = "local",
+               address: str | None = None) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
     (A first in even-numbered games) with ``alternate``, or with ``openings`` games ``2k``
     and ``2k + 1`` play opening ``k`` with the seats swapped (A first in the even game).
-    Results depend only on ``seed``, not on ``workers``.
+    Results depend only on ``seed``, not on ``workers`` or ``backend``.
 
     Args:
         game: a game name or alias.
@@ -352,25 +342,30 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         games: number of games, > 0.
         seed: match seed, >= 0.
         alternate: alternate the first player instead of drawing it.
-        workers: processes to spread the games over (agents given as objects must then be
-            picklable).
+        workers: tasks running at once (``train.backends.Backend``: local processes, default
+            1; Ray tasks, default the cluster's CPUs); agents given as objects must then be
+            picklable.
         config: options of the game's ``initial_state`` (four-in-a-row ``rows``,
             ``columns``, ``connect``).
         progress: True: a progress bar of games when stderr is a terminal; or a callback,
             called with the number of games just finished (they add up to ``games``).
         stochastic: checkpoint agents sample their moves instead of the masked argmax.
-        players: A and B already built from ``a`` and ``b`` (used when ``workers == 1``), so
-            that a checkpoint is loaded once per process.
+        players: A and B already built from ``a`` and ``b`` (used when the games are played
+            in this process), so that a checkpoint is loaded once per process.
         openings: fair games (``train.openings.openings_from``): a number of random plies
             (``"8"``) or the path of an opening suite; None: every game from the start.
+        backend: ``"local"`` processes or ``"ray"`` (same results).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
         ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0``,
-            ``workers < 1``, an odd number of games with openings, or bad openings.
+            ``workers < 1``, an odd number of games with openings, bad openings, or a Ray
+            backend that cannot start.
     """
-    for name, value, minimum in (("games", games, 1), ("seed", seed, 0), ("workers", workers, 1)):
+    for name, value, minimum in (("games", games, 1), ("seed", seed, 0)):
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    where = Backend(backend, workers, address)
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
     source = None if openings is None else _openings(name, openings, games, seed, config)
@@ -379,7 +374,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     advance = progress if callable(progress) else _ignore if bar is None else bar.update
     start = time.perf_counter()
     try:
-        played = list(_games(match, games, workers, advance, players))
+        played = list(_games(match, games, where, advance, players))
     finally:
         if bar is not None:
             bar.close()
@@ -427,8 +422,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--stochastic", action="store_true",
                         help="checkpoint agents sample their moves (default: masked argmax)")
-    parser.add_argument("--workers", type=int_at_least(1), default=1,
-                        help="processes to spread the games over (same results as 1)")
+    add_backend_options(parser, "the games")
     add_openings_option(parser)
     add_board_options(parser)
     return parser
@@ -445,8 +439,9 @@ def add_openings_option(parser: argparse.ArgumentParser) -> None:
 
 def _resolve(parser: argparse.ArgumentParser,
              args: argparse.Namespace) -> tuple[dict[str, Any], tuple[Agent, Agent]]:
-    """Check the game, the board options and both agents (built once, here); returns the
-    board options and the agents. Any problem ends the program with a one-line usage error.
+    """Check the game, the board options, both agents (built once, here) and the backend
+    (Ray started or joined); returns the board options and the agents. Any problem ends the
+    program with a one-line usage error.
     """
     try:
         record = game_record(args.game)
@@ -457,6 +452,7 @@ def _resolve(parser: argparse.ArgumentParser,
         check_boards(record.name, (a, b), config)
         if args.openings is not None:
             _openings(record.name, args.openings, args.games, args.seed, config)
+        connect(backend_from_args(args))
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     return config, (a, b)
@@ -464,7 +460,7 @@ def _resolve(parser: argparse.ArgumentParser,
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]
-    [--openings N|FILE]``.
+    [--backend local|ray] [--address ADDR] [--openings N|FILE]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -474,7 +470,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     config, players = _resolve(parser, args)
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
                         args.workers, config, progress=True, stochastic=args.stochastic,
-                        players=players, openings=args.openings)
+                        players=players, openings=args.openings, backend=args.backend,
+                        address=args.address)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 

@@ -21,15 +21,16 @@ that ends the game early, repeats an earlier position, or that the solver cannot
 within ``--max-nodes`` positions (four-in-a-row) is skipped. The transposition table is
 emptied before each four-in-a-row position, so whether a position fits the budget depends
 on the position alone: a set's first ``n`` lines are the set made with ``--count n``, and
-``--workers`` changes nothing.
+``--workers`` and ``--backend`` (``train.backends``) change nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,13 @@ from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi as reversi_rules
 from boardgym.envs.games.core import Game
+from boardgym.train.backends import (
+    Backend,
+    add_backend_options,
+    backend_from_args,
+    connect,
+    parallel_map,
+)
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 
 Values = dict[int, int]
@@ -47,7 +55,7 @@ Values = dict[int, int]
 DEFAULT_MAX_NODES = 2_000_000
 """Default solver budget per position (four-in-a-row): positions needing more are skipped."""
 SAMPLES_PER_TASK = 8
-"""Samples handed to a worker process at a time."""
+"""Samples handed to a worker process (or a Ray task) at a time, at most."""
 
 
 class UnsolvedError(RuntimeError):
@@ -210,44 +218,30 @@ class _Sampler:
             return None
         return line(record, state, values), values
 
+    def engine(self) -> Any:
+        """The player of the non-random plies (``Labeller.engine``)."""
+        record = game_record(self.game)
+        return agents.make(record, labeller(record).engine)
 
-_worker_engine: Any = None
-
-
-def _init_worker(game: str) -> None:
-    """Build the engine once per worker process."""
-    global _worker_engine
-    record = game_record(game)
-    _worker_engine = agents.make(record, labeller(record).engine)
-
-
-def _label_worker(sampler: _Sampler, index: int) -> tuple[str, Values] | None:
-    return sampler.label(index, _worker_engine)
+    def label_all(self, engine: Any, indices: range) -> list[tuple[str, Values] | None]:
+        """Samples ``indices`` labelled in order (one task of ``train.backends``)."""
+        return [self.label(index, engine) for index in indices]
 
 
-def _labelled(sampler: _Sampler, workers: int,
-              count: int) -> Iterator[tuple[str, Values] | None]:
+def _labelled(sampler: _Sampler, backend: Backend,
+              count: int) -> Generator[tuple[str, Values] | None, None, None]:
     """Every sample's label in index order, forever (the caller stops after ``count`` good
-    ones; workers label at most about that many ahead)."""
-    record = game_record(sampler.game)
-    if workers == 1:
-        engine = agents.make(record, labeller(record).engine)
-        index = 0
-        while True:
-            yield sampler.label(index, engine)
-            index += 1
-    batch = max(workers, min(count, workers * SAMPLES_PER_TASK))
-    with ProcessPoolExecutor(workers, initializer=_init_worker,
-                             initargs=(sampler.game,)) as pool:
-        start = 0
-        while True:
-            yield from pool.map(_label_worker, [sampler] * batch, range(start, start + batch))
-            start += batch
+    ones; the workers run a few tasks ahead, cancelled when the caller stops)."""
+    size = 1 if backend.inline else max(1, min(SAMPLES_PER_TASK, count // (backend.workers or 1)))
+    tasks = (range(start, start + size) for start in itertools.count(0, size))
+    with closing(parallel_map(sampler.label_all, tasks, sampler.engine, backend)) as labels:
+        for chunk in labels:
+            yield from chunk
 
 
 def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX_NODES,
-                  workers: int = 1, advance: Callable[[int], object] | None = None
-                  ) -> list[str]:
+                  backend: Backend | None = None,
+                  advance: Callable[[int], object] | None = None) -> list[str]:
     """The first ``count`` distinct labelled samples of a game, as JSON lines.
 
     Args:
@@ -255,26 +249,30 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
         count: positions wanted, > 0.
         seed: the set's seed, >= 0.
         max_nodes: the solver's budget per position.
-        workers: processes to spread the samples over (same lines as 1).
+        backend: where the samples are labelled (default: in this process); same lines on
+            any.
         advance: called with 1 each time a line is added.
     """
     lines: list[str] = []
     seen: set[str] = set()
-    for labelled in _labelled(_Sampler(game, seed, max_nodes), workers, count):
-        if labelled is None or labelled[0] in seen:
-            continue
-        seen.add(labelled[0])
-        lines.append(labelled[0])
-        if advance is not None:
-            advance(1)
-        if len(lines) == count:
-            break
+    labels = _labelled(_Sampler(game, seed, max_nodes), backend or Backend(), count)
+    with closing(labels):
+        for labelled in labels:
+            if labelled is None or labelled[0] in seen:
+                continue
+            seen.add(labelled[0])
+            lines.append(labelled[0])
+            if advance is not None:
+                advance(1)
+            if len(lines) == count:
+                break
     return lines
 
 
 def position_lines(game: str, count: int | None = None, seed: int = 0,
-                   max_nodes: int = DEFAULT_MAX_NODES, workers: int = 1,
-                   advance: Callable[[int], object] | None = None) -> list[str]:
+                   max_nodes: int = DEFAULT_MAX_NODES, workers: int | None = None,
+                   advance: Callable[[int], object] | None = None, backend: str = "local",
+                   address: str | None = None) -> list[str]:
     """A game's labelled set as JSON lines (see the module docstring).
 
     Args:
@@ -283,17 +281,22 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
             (tic-tac-toe), which takes its first ``count`` positions otherwise.
         seed: the seed of a sampled set (>= 0; an enumerated set has none).
         max_nodes: the solver's budget per position (four-in-a-row).
-        workers: processes for a sampled set (same lines as 1).
+        workers: tasks running at once for a sampled set (``train.backends.Backend``: local
+            processes, default 1; Ray tasks, default the cluster's CPUs); same lines.
         advance: called with the number of lines just added.
+        backend: ``"local"`` processes or ``"ray"`` for a sampled set (same lines).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
-        ValueError: no exact solver for the game, a sampled game without ``count``, or a
-            count, seed, budget or workers below its minimum.
+        ValueError: no exact solver for the game, a sampled game without ``count``, a
+            count, seed, budget or workers below its minimum, or a Ray backend that cannot
+            start.
     """
     record = game_record(game)
     chosen = labeller(record)
+    where = Backend(backend, workers, address)
     for name, value, minimum in (("count", 1 if count is None else count, 1), ("seed", seed, 0),
-                                 ("max_nodes", max_nodes, 1), ("workers", workers, 1)):
+                                 ("max_nodes", max_nodes, 1)):
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
     if chosen.enumerate_all:
@@ -303,7 +306,8 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
         return [line(record, state, chosen.values(state, max_nodes)) for state in states]
     if count is None:
         raise ValueError(f"{record.name} positions are sampled: give --count N")
-    return sampled_lines(record.name, count, seed, max_nodes, workers, advance)
+    connect(where)
+    return sampled_lines(record.name, count, seed, max_nodes, where, advance)
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -326,14 +330,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-nodes", type=int_at_least(1), default=DEFAULT_MAX_NODES,
                         help="solver budget per position; positions needing more are skipped "
                              f"(four-in-a-row; default {DEFAULT_MAX_NODES})")
-    parser.add_argument("--workers", type=int_at_least(1), default=1,
-                        help="processes to spread the samples over (same set as 1)")
+    add_backend_options(parser, "the samples")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym positions GAME [--count N] [--seed S] --out FILE [--max-nodes M]
-    [--workers K]``.
+    [--workers K] [--backend local|ray] [--address ADDR]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -345,8 +348,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--out: no directory {str(out.parent)!r}")
     bar = progress_bar(args.count, "position")
     try:
+        backend_from_args(args)
         lines = position_lines(args.game, args.count, args.seed, args.max_nodes,
-                               args.workers, None if bar is None else bar.update)
+                               args.workers, None if bar is None else bar.update,
+                               args.backend, args.address)
     except ValueError as error:  # raised before any work: bad game or arguments
         parser.error(str(error))
     finally:

@@ -14,7 +14,7 @@ compared with the exact values of all the legal moves there:
 
 Both shares come with 95% Wilson intervals. Position ``i`` draws the player's tie-breaks
 from ``np.random.default_rng([seed, i])``, so the moves, and every count, do not depend on
-``--workers`` (only the times do).
+``--workers`` or ``--backend`` (``train.backends``; only the times do).
 
 Held-apart parts. Every labelled set splits, by a stable hash of each position's text
 (``zlib.crc32``, the same on every machine and Python), into a *selection* part (about
@@ -31,7 +31,6 @@ import json
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,13 @@ from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
+from boardgym.train.backends import (
+    Backend,
+    add_backend_options,
+    backend_from_args,
+    connect,
+    parallel_map,
+)
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 from boardgym.train.evaluate import check_boards, wilson_interval
 
@@ -50,7 +56,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 PERCENT = 100
 MS_PER_SECOND = 1000
 CHUNK_POSITIONS = 50
-"""Positions per task handed to a worker process."""
+"""Positions per task handed to a worker process (or a Ray task)."""
 PNG_DPI = 120
 LEGEND_ROOM = 1.2
 """The chart's height over 100%: room for the legend above the bars."""
@@ -278,37 +284,23 @@ class _Task:
         action = int(player.act(state, rng))
         return action, time.perf_counter() - start
 
-
-_worker_player: Agent | None = None
-
-
-def _init_worker(task: _Task) -> None:
-    """Build the player once per worker process."""
-    global _worker_player
-    _worker_player = task.make()
+    def ask_all(self, player: Agent, chunk: list[tuple[int, Position]]
+                ) -> list[tuple[int, float]]:
+        """The moves and times of numbered positions (one task of ``train.backends``)."""
+        return [self.ask(player, position, index) for index, position in chunk]
 
 
-def _ask_chunk(task: _Task, chunk: list[tuple[int, Position]]) -> list[tuple[int, float]]:
-    assert _worker_player is not None, "worker not initialised"
-    return [task.ask(_worker_player, position, index) for index, position in chunk]
-
-
-def _answers(task: _Task, positions: Sequence[Position], workers: int, player: Agent | None,
+def _answers(task: _Task, positions: Sequence[Position], backend: Backend,
+             player: Agent | None,
              advance: Callable[[int], object]) -> Iterator[tuple[int, float]]:
-    """The player's move and time in each position, in order."""
-    if workers == 1:
-        built = player or task.make()
-        for index, position in enumerate(positions):
-            yield task.ask(built, position, index)
-            advance(1)
-        return
+    """The player's move and time in each position, in order: one by one in this process
+    (with ``player`` if built), else ``CHUNK_POSITIONS`` at a time."""
     numbered = list(enumerate(positions))
-    chunks = [numbered[start:start + CHUNK_POSITIONS]
-              for start in range(0, len(numbered), CHUNK_POSITIONS)]
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(task,)) as pool:
-        for answers in pool.map(_ask_chunk, [task] * len(chunks), chunks):
-            advance(len(answers))
-            yield from answers
+    size = 1 if backend.inline else CHUNK_POSITIONS
+    chunks = [numbered[start:start + size] for start in range(0, len(numbered), size)]
+    for answers in parallel_map(task.ask_all, chunks, task.make, backend, player):
+        advance(len(answers))
+        yield from answers
 
 
 def _ignore(_: int) -> None:
@@ -316,8 +308,9 @@ def _ignore(_: int) -> None:
 
 
 def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: int = 0,
-          workers: int = 1, advance: Callable[[int], object] = _ignore,
-          built: Agent | None = None) -> Quality:
+          workers: int | None = None, advance: Callable[[int], object] = _ignore,
+          built: Agent | None = None, backend: str = "local",
+          address: str | None = None) -> Quality:
     """A player's agreement with the exact values of ``positions``.
 
     Args:
@@ -325,19 +318,24 @@ def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: i
         player: a player spec (``agents.make``) or an ``Agent`` (picklable if ``workers > 1``).
         positions: the labelled positions (``load_positions``).
         seed: position ``i`` draws the player's randomness from ``default_rng([seed, i])``.
-        workers: processes to spread the positions over (same moves as 1).
+        workers: tasks running at once (``train.backends.Backend``: local processes, default
+            1; Ray tasks, default the cluster's CPUs); same moves for any number.
         advance: called with the number of positions just judged.
-        built: the player already built from ``player`` (used when ``workers == 1``).
+        built: the player already built from ``player`` (used in this process).
+        backend: ``"local"`` processes or ``"ray"`` (same moves).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
-        ValueError: unknown game or player, no positions, ``seed < 0`` or ``workers < 1``.
+        ValueError: unknown game or player, no positions, ``seed < 0``, ``workers < 1``, or
+            a Ray backend that cannot start.
     """
-    for name, value, minimum in (("positions", len(positions), 1), ("seed", seed, 0),
-                                 ("workers", workers, 1)):
+    for name, value, minimum in (("positions", len(positions), 1), ("seed", seed, 0)):
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    where = Backend(backend, workers, address)
+    connect(where)
     task = _Task(game_record(game).name, player, seed)
-    answers = list(_answers(task, positions, workers, built, advance))
+    answers = list(_answers(task, positions, where, built, advance))
     label = player if isinstance(player, str) else type(player).__name__
     return tally(label, positions, [action for action, _ in answers],
                  sum(seconds for _, seconds in answers))
@@ -417,8 +415,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="judge only the first N positions (of the part)")
     parser.add_argument("--seed", type=int_at_least(0), default=0,
                         help="seed of the players' tie-breaks (default 0)")
-    parser.add_argument("--workers", type=int_at_least(1), default=1,
-                        help="processes to spread the positions over (same results as 1)")
+    add_backend_options(parser, "the positions")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--png", metavar="OUT", help="also draw a bar chart to this PNG file")
     return parser
@@ -436,6 +433,7 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
         check_boards(record.name, built, None)
         if args.png and not Path(args.png).resolve().parent.is_dir():
             raise ValueError(f"--png: no directory {str(Path(args.png).parent)!r}")
+        connect(backend_from_args(args))
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     return record, path, positions, built
@@ -443,7 +441,7 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym quality GAME SPEC... [--positions FILE] [--part PART] [--limit N] [--seed S]
-    [--json] [--workers K] [--png OUT]``.
+    [--json] [--workers K] [--backend local|ray] [--address ADDR] [--png OUT]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -454,7 +452,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     bar = progress_bar(len(positions) * len(built), "position")
     advance = _ignore if bar is None else bar.update
     try:
-        results = [judge(record.name, spec, positions, args.seed, args.workers, advance, player)
+        results = [judge(record.name, spec, positions, args.seed, args.workers, advance, player,
+                         args.backend, args.address)
                    for spec, player in zip(args.players, built, strict=True)]
     finally:
         if bar is not None:

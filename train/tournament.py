@@ -3,7 +3,7 @@
 Every pair of players meets ``games`` times, the first player alternating (the lower-listed
 player moves first in even-numbered games), so both seatings are played equally. Tournament
 game ``g`` draws all its randomness from ``train.evaluate.game_rng(seed, g)``: results depend
-only on the seed, never on the number of worker processes.
+only on the seed, never on the number of worker processes or the backend (``train.backends``).
 
 Ratings are the maximum-likelihood Bradley-Terry (Elo) fit of the whole table, a draw counting
 as half a win, with one virtual draw added to every pairing so that a player who wins every
@@ -25,7 +25,6 @@ import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,12 @@ from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
 from boardgym.train import openings as fair
+from boardgym.train.backends import (
+    Backend,
+    add_backend_options,
+    connect,
+    parallel_map,
+)
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 from boardgym.train.evaluate import (
     A_WON,
@@ -61,7 +66,7 @@ FIT_TOLERANCE = 1e-10
 """Stop the fit when no strength changes by more than this fraction in one iteration."""
 MAX_FIT_ITERATIONS = 100_000
 GAMES_PER_TASK = 4
-"""Games handed to a worker process at a time."""
+"""Games handed to a worker process (or a Ray task) at a time."""
 DEFAULT_GAMES = 20
 OUTCOMES = (A_WON, TIE, B_WON)
 """Column order of the per-pairing counts: first-listed player's wins, ties, losses."""
@@ -172,39 +177,29 @@ class _Schedule:
         return play_moves(self.game, players[i], players[j], game_rng(self.seed, index),
                           local % PAIR == 0, opening=opening)
 
+    def players(self) -> list[Agent]:
+        """Every player, built from its spec."""
+        return [agents.make(self.game, spec) for spec in self.specs]
 
-_worker_players: list[Agent] = []
-
-
-def _init_worker(schedule: _Schedule) -> None:
-    """Build every player once per worker process."""
-    _worker_players[:] = [agents.make(schedule.game, spec) for spec in schedule.specs]
-
-
-def _play_games(schedule: _Schedule, indices: range) -> list[tuple[int, Moves]]:
-    return [schedule.play(_worker_players, index) for index in indices]
+    def play_games(self, players: Sequence[Agent], indices: range) -> list[tuple[int, Moves]]:
+        """Games ``indices`` in order (one task of ``train.backends.parallel_map``)."""
+        return [self.play(players, index) for index in indices]
 
 
-def play_round_robin(schedule: _Schedule, workers: int, advance: Callable[[int], object],
+def play_round_robin(schedule: _Schedule, backend: Backend, advance: Callable[[int], object],
                      players: Sequence[Agent]) -> list[tuple[int, Moves]]:
     """Every game's result and moves in game order; ``advance(n)`` is called as ``n``
-    games finish.
-    One process plays with ``players`` (built from the specs); each worker process builds
-    its own once."""
+    games finish. In this process the games are played one by one with ``players`` (built
+    from the specs); each worker process builds its own once and plays ``GAMES_PER_TASK`` at
+    a time (whole pairs of games: it is even)."""
     total = len(schedule.pairs) * schedule.games
-    if workers == 1:
-        results: list[tuple[int, Moves]] = []
-        for index in range(total):
-            results.append(schedule.play(players, index))
-            advance(1)
-        return results
-    tasks = [range(start, min(start + GAMES_PER_TASK, total))
-             for start in range(0, total, GAMES_PER_TASK)]
-    results = []  # tasks hold whole pairs: GAMES_PER_TASK is even
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(schedule,)) as pool:
-        for chunk in pool.map(_play_games, [schedule] * len(tasks), tasks):
-            results.extend(chunk)
-            advance(len(chunk))
+    size = 1 if backend.inline else GAMES_PER_TASK
+    tasks = [range(start, min(start + size, total)) for start in range(0, total, size)]
+    results: list[tuple[int, Moves]] = []
+    for chunk in parallel_map(schedule.play_games, tasks, schedule.players, backend,
+                              list(players)):
+        results.extend(chunk)
+        advance(len(chunk))
     return results
 
 
@@ -282,10 +277,11 @@ class Tournament:
 
 
 def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
-                   workers: int = 1, anchor: str | None = None,
+                   workers: int | None = None, anchor: str | None = None,
                    bootstrap: int = BOOTSTRAP_SAMPLES,
                    advance: Callable[[int], object] = lambda n: None,
-                   openings: str | None = None) -> Tournament:
+                   openings: str | None = None, backend: str = "local",
+                   address: str | None = None) -> Tournament:
     """Play a round robin among ``specs`` and rate the players.
 
     Args:
@@ -293,24 +289,30 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
         specs: two or more distinct agent specs (built-in names or checkpoint paths).
         games: games per pairing, >= 1; the first player alternates.
         seed: tournament seed, >= 0.
-        workers: processes to spread the games over (same results for any number).
+        workers: tasks running at once (``train.backends.Backend``: local processes, default
+            1; Ray tasks, default the cluster's CPUs); same results for any number.
         anchor: the spec rated 0 (default ``random`` if present, else the first spec).
         bootstrap: bootstrap resamples for the intervals, >= 1.
         advance: called with the number of games just finished (a progress bar's update).
         openings: fair games (``train.openings.openings_from``): a number of random plies
             (``"8"``) or the path of an opening suite; ``games`` must then be even.
+        backend: ``"local"`` processes or ``"ray"`` (same results).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
         ValueError: unknown game or agent, fewer than two or repeated specs, an anchor that is
-            not a player, a count below its minimum, or bad openings.
+            not a player, a count below its minimum, bad openings, or a Ray backend that
+            cannot start.
     """
     name = canonical_name(game)
     specs = tuple(specs)
-    anchor_index, players = _check(name, specs, games, seed, workers, anchor, bootstrap)
+    where = Backend(backend, workers, address)
+    anchor_index, players = _check(name, specs, games, seed, anchor, bootstrap)
     source = None if openings is None else _openings(name, openings, games, seed)
+    connect(where)
     schedule = _Schedule(name, specs, games, seed, source)
     start = time.perf_counter()
-    played = play_round_robin(schedule, workers, advance, players)
+    played = play_round_robin(schedule, where, advance, players)
     results = np.array([result for result, _ in played]).reshape(-1, games)
     distinct = tuple(len({moves for _, moves in played[p * games:(p + 1) * games]})
                      for p in range(len(schedule.pairs)))
@@ -335,14 +337,14 @@ def _openings(game: str, spec: str, games: int, seed: int) -> fair.Openings:
     return source
 
 
-def _check(game: str, specs: tuple[str, ...], games: int, seed: int, workers: int,
-           anchor: str | None, bootstrap: int) -> tuple[int, list[Agent]]:
+def _check(game: str, specs: tuple[str, ...], games: int, seed: int, anchor: str | None,
+           bootstrap: int) -> tuple[int, list[Agent]]:
     """Validate the arguments of ``run_tournament``; returns the anchor's index and the
     players (each built once, here)."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a tournament needs two or more distinct players, got {list(specs)}")
     for label, value, minimum in (("games", games, 1), ("seed", seed, 0),
-                                  ("workers", workers, 1), ("bootstrap", bootstrap, 1)):
+                                  ("bootstrap", bootstrap, 1)):
         if value < minimum:
             raise ValueError(f"{label} must be >= {minimum}, got {value}")
     players = [agents.make(game, spec) for spec in specs]
@@ -484,8 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"games per pairing, first player alternating "
                              f"(default {DEFAULT_GAMES})")
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
-    parser.add_argument("--workers", type=int_at_least(1), default=1,
-                        help="processes to spread the games over (same results as 1)")
+    add_backend_options(parser, "the games")
     parser.add_argument("--anchor", help="the player rated 0 (default: random if playing, "
                                          "else the first)")
     parser.add_argument("--bootstrap", type=int_at_least(1), default=BOOTSTRAP_SAMPLES,
@@ -498,7 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``boardgym tournament GAME SPEC... --games N [--workers K] [--seed S] [--out P]``.
+    """``boardgym tournament GAME SPEC... --games N [--workers K] [--backend local|ray]
+    [--address ADDR] [--seed S] [--out P]``.
 
     Prints the ratings, saves JSON, Markdown and PNG. Returns 0 (2 on a usage error).
     """
@@ -511,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
                                 (lambda n: None) if bar is None else bar.update,
-                                args.openings)
+                                args.openings, args.backend, args.address)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     finally:
