@@ -251,6 +251,19 @@ def test_training_improves_the_tictactoe_policy(tmp_path: Path) -> None:
     assert run.history and run.history[-1]["iteration"] == config.iterations
 
 
+def test_self_play_starts_from_random_unfinished_openings() -> None:
+    record = game("tictactoe")
+    config = tiny_config(games_per_iteration=32, opening_plies=[2, 4])
+    state = az_training.starting_positions(record, config, np.random.default_rng(3))
+    again = az_training.starting_positions(record, config, np.random.default_rng(3))
+    stones = np.bitwise_count(state.me | state.opp)
+    assert ((2 <= stones) & (stones <= 4)).all()
+    assert not np.asarray(record.rules.is_terminal(state)).any()
+    assert all(np.array_equal(a, b) for a, b in zip(state, again, strict=True)
+               if isinstance(a, np.ndarray))
+    assert len({(int(m), int(o)) for m, o in zip(state.me, state.opp, strict=True)}) > 5
+
+
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     straight = az_training.train(az_training.new_run(tiny_config(iterations=3),
                                                      tmp_path / "a"), progress=False)
@@ -269,6 +282,7 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     (["tictactoe", "--set", "bogus=1"], "unknown config key"),
     (["tictactoe", "--set", "simulations=0"], "simulations must be a positive integer"),
     (["tictactoe", "--set", "method=beam"], "method must be one of"),
+    (["tictactoe", "--set", "opening_plies=[4,2]"], "opening_plies must be [low, high]"),
     (["--resume", "nowhere"], "not a run folder"),
 ])
 def test_az_command_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -66,10 +66,11 @@ from boardgym.agents.az.search import METHODS, SearchConfig, draw_noise, search
 from boardgym.agents.policy import load_state
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
-from boardgym.envs.games.core import Game, take
+from boardgym.envs.games.core import Game, batch_of, put, take
 from boardgym.train.cli import CommandParser, game_names, progress_bar
 from boardgym.train.config import MAX_TORCH_THREADS, SEED_LIMIT, checked_type, read_yaml
 from boardgym.train.evaluate import play_match
+from boardgym.train.openings import unfinished_opening
 from boardgym.train.quality import Position, default_positions, judge, load_positions
 from boardgym.train.runs import (
     CHECKPOINTS,
@@ -125,6 +126,9 @@ class AzConfig:
         c_puct, dirichlet_alpha, dirichlet_fraction: PUCT's constants.
         temperature_moves: PUCT: the first moves of each game are sampled from the visit
             distribution (later ones are the most visited).
+        opening_plies: ``[low, high]``: each self-play game starts from a random opening of
+            that many plies (``openings.unfinished_opening``), so the network also meets the
+            positions its own play avoids; None: every game from the start position.
         buffer_size: positions kept in the replay buffer (the newest).
         batch_size: positions per gradient step.
         train_steps: gradient steps per iteration.
@@ -157,6 +161,7 @@ class AzConfig:
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 8
+    opening_plies: list[int] | None = None
     buffer_size: int = 50_000
     batch_size: int = 256
     train_steps: int = 50
@@ -198,6 +203,10 @@ class AzConfig:
                                       self.temperature_moves) < 0:
             raise ValueError("eval_games must be even (both seatings) and eval_simulations, "
                              "eval_openings, temperature_moves >= 0")
+        plies = self.opening_plies
+        if plies is not None and not (len(plies) == 2 and 0 <= plies[0] <= plies[1]):
+            raise ValueError(f"opening_plies must be [low, high] with 0 <= low <= high, got "
+                             f"{self.opening_plies}; fix it with --set opening_plies=[0,4]")
         if not self.eval_opponents:
             raise ValueError("eval_opponents needs at least one spec, e.g. --set "
                              "eval_opponents=[random]")
@@ -332,13 +341,25 @@ def choose_moves(config: AzConfig, policies: np.ndarray, searched: np.ndarray, p
     return (cumulative <= draws).sum(axis=1).clip(max=policies.shape[1] - 1)
 
 
+def starting_positions(record: Game, config: AzConfig, rng: np.random.Generator) -> Any:
+    """The batched start of an iteration's games: the start position, or with
+    ``config.opening_plies`` one random unfinished opening per game."""
+    state = record.rules.initial_batch(config.games_per_iteration, **config.env_kwargs)
+    if config.opening_plies is not None:
+        low, high = config.opening_plies
+        for game in range(config.games_per_iteration):
+            _, opening = unfinished_opening(record, low, high, rng, config.env_kwargs)
+            put(state, np.array([game]), batch_of(opening))
+    return state
+
+
 def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generator
               ) -> tuple[Samples, SelfPlayStats]:
     """Play ``config.games_per_iteration`` games at once, every move by a search with the
     current network; every position becomes a sample."""
     rules, search_config = record.rules, config.search_config()
     evaluate = TimedEvaluator(Evaluator(net))
-    state = rules.initial_batch(config.games_per_iteration, **config.env_kwargs)
+    state = starting_positions(record, config, rng)
     games = np.arange(config.games_per_iteration)
     results = np.zeros(config.games_per_iteration)
     plies: list[tuple[np.ndarray, Samples, np.ndarray]] = []
