@@ -46,7 +46,7 @@ BAD_ARGUMENTS = [
     ["train", "tictactoe", "--set", "mobility=true"],
     ["train", "tictactoe", "--set", "net_arch=[64, -1]"],
     ["train", "tictactoe", "--opponent", "nobody"],
-    ["train", "tictactoe", "--opponent", CHECKPOINT, "--set", "vectorization=vector"],
+    ["train", "tictactoe", "--opponent", str(ROOT / "checkpoints" / "reversi.zip")],
     ["train", "tictactoe", "--config", "missing.yaml"],
     ["train", "--resume", "no/such/run"],
     ["selfplay", "tictactoe", "--seed", "-1"],

@@ -94,7 +94,7 @@ def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
     if best is not None:
         axes.axvline(best, color="grey", linestyle=":", label="best.zip")
     axes.set_xlabel("training steps")
-    axes.set_ylabel("selection positions (%)")
+    axes.set_ylabel("labelled positions judged (%)")
     axes.set_ylim(0, PERCENT)
     axes.grid(alpha=0.3)
     axes.legend(loc="lower right", fontsize="small")
