@@ -14,6 +14,7 @@ Used by ``rllib_multiagent.py`` and ``rllib_vector.py`` beside this file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -122,3 +123,23 @@ class MaskedVector(VectorWrapper):
         obs, rewards, terminated, truncated, info = self.env.step(actions)
         return (masked(obs, info[ACTION_MASK], batched=True), rewards, terminated, truncated,
                 info)
+
+
+def train(algo_config: Any, iterations: int, describe: Callable[[dict[str, Any]], str]
+          ) -> list[dict[str, Any]]:
+    """Build the algorithm of ``algo_config`` (joining ``RAY_ADDRESS`` when set, else a local
+    Ray), train it ``iterations`` times, print each iteration's games and ``describe(result)``,
+    and return the results."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init()
+    algo = algo_config.build_algo()
+    results = []
+    for iteration in range(1, iterations + 1):
+        result = algo.train()
+        results.append(result)
+        games = result["env_runners"].get("num_episodes", 0)
+        print(f"iteration {iteration}: {games} games, {describe(result)}", flush=True)
+    algo.stop()
+    return results

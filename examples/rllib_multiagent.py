@@ -17,11 +17,10 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.utils.typing import AgentID
-from rllib_masking import MaskedTurns, module_spec
+from rllib_masking import MaskedTurns, module_spec, train
 
 SEATS = ("player_0", "player_1")
 BATCH = 512
@@ -61,18 +60,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--env-runners", type=int, default=0,
                         help="Ray actors collecting games (0: in this process)")
     args = parser.parse_args(argv)
-    if not ray.is_initialized():
-        ray.init()  # joins RAY_ADDRESS when set, else starts a local Ray
-    algo = config(args.game, args.env_runners).build_algo()
-    results = []
-    for iteration in range(1, args.iterations + 1):
-        result = algo.train()
-        results.append(result)
-        runners = result["env_runners"]
-        print(f"iteration {iteration}: {runners.get('num_episodes', 0)} games, "
-              f"{seat_returns(result)}", flush=True)
-    algo.stop()
-    return results
+    return train(config(args.game, args.env_runners), args.iterations, seat_returns)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
-import ray
 from ray import tune
 from ray.rllib.algorithms.ppo import PPOConfig
-from rllib_masking import MaskedVector, module_spec
+from rllib_masking import MaskedVector, module_spec, train
 
 from boardgym.envs.games import game as game_record
 
@@ -64,18 +63,13 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--env-runners", type=int, default=0,
                         help="Ray actors collecting games (0: in this process)")
     args = parser.parse_args(argv)
-    if not ray.is_initialized():
-        ray.init()  # joins RAY_ADDRESS when set, else starts a local Ray
-    algo = config(args.game, args.opponent, args.num_envs, args.env_runners).build_algo()
-    results = []
-    for iteration in range(1, args.iterations + 1):
-        result = algo.train()
-        results.append(result)
-        runners = result["env_runners"]
-        print(f"iteration {iteration}: {runners.get('num_episodes', 0)} games, mean return "
-              f"{runners.get('episode_return_mean', float('nan')):+.2f}", flush=True)
-    algo.stop()
-    return results
+    return train(config(args.game, args.opponent, args.num_envs, args.env_runners),
+                 args.iterations, mean_return)
+
+
+def mean_return(result: dict[str, Any]) -> str:
+    """The iteration's mean game return of the learner."""
+    return f"mean return {result['env_runners'].get('episode_return_mean', float('nan')):+.2f}"
 
 
 if __name__ == "__main__":

@@ -78,8 +78,8 @@ from boardgym.train.runs import (
     LAST,
     RUNS_DIR,
     TENSORBOARD_DIR,
+    make_run_folder,
     record_command,
-    run_folder_name,
     write_atomic,
     write_json,
 )
@@ -601,12 +601,7 @@ def new_run(config: AzConfig, runs_dir: Path) -> AzRun:
     Raises:
         ValueError: the folder cannot be made (the message names the path).
     """
-    directory = runs_dir / run_folder_name(config.game, ALGO, config.seed)
-    try:
-        (directory / CHECKPOINTS).mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise ValueError(f"cannot create the run folder {directory} ({error.strerror}); "
-                         "choose another --runs-dir") from error
+    directory = make_run_folder(runs_dir, config.game, ALGO, config.seed)
     write_atomic(directory / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
     net, optimizer = new_learner(config)
     buffer = ReplayBuffer(net.arch, config.buffer_size)

@@ -272,14 +272,24 @@ def new_run(config: TrainConfig, runs_dir: Path, pool: OpponentPool, algo: str =
     Raises:
         ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
     """
-    directory = runs_dir / run_folder_name(config.game, algo, config.seed)
+    directory = make_run_folder(runs_dir, config.game, algo, config.seed)
+    save_config(config, directory / CONFIG_FILE)
+    return Run(config, directory, pool, algo=algo)
+
+
+def make_run_folder(runs_dir: Path, game: str, algo: str, seed: int) -> Path:
+    """A new run folder under ``runs_dir`` (``run_folder_name``) with its ``checkpoints/``.
+
+    Raises:
+        ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
+    """
+    directory = runs_dir / run_folder_name(game, algo, seed)
     try:
         (directory / CHECKPOINTS).mkdir(parents=True, exist_ok=False)
     except OSError as error:
         raise ValueError(f"cannot create the run folder {directory} ({error.strerror}); "
                          "choose another --runs-dir") from error
-    save_config(config, directory / CONFIG_FILE)
-    return Run(config, directory, pool, algo=algo)
+    return directory
 
 
 @contextmanager
