@@ -504,22 +504,32 @@ def write_checkpoint(path: str | Path, policy: MaskableActorCriticPolicy, game: 
     Raises:
         ValueError: the policy uses a class off the allow-lists.
     """
-    path = Path(path)
     metadata = checkpoint_metadata(game, env_kwargs, num_timesteps, architecture_of(policy))
+    write_zip_atomic(path, {
+        METADATA_ENTRY: json.dumps(metadata, indent=1),
+        POLICY_ENTRY: tensor_bytes(policy.state_dict()),
+        OPTIMIZER_ENTRY: tensor_bytes(policy.optimizer.state_dict()),
+        **{name: json.dumps(data) for name, data in (entries or {}).items()}})
+    return metadata
+
+
+def write_zip_atomic(path: str | Path, entries: dict[str, str | bytes],
+                     stored: frozenset[str] = frozenset()) -> None:
+    """Write a zip of ``entries`` (name -> content) to ``path`` atomically: to a temporary
+    file in the same folder, flushed to disk, then renamed over ``path`` (a killed process
+    never leaves half a file). Entries are deflated, except those named in ``stored``."""
+    path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(METADATA_ENTRY, json.dumps(metadata, indent=1))
-            archive.writestr(POLICY_ENTRY, tensor_bytes(policy.state_dict()))
-            archive.writestr(OPTIMIZER_ENTRY, tensor_bytes(policy.optimizer.state_dict()))
-            for name, data in (entries or {}).items():
-                archive.writestr(name, json.dumps(data))
+            for name, content in entries.items():
+                archive.writestr(name, content, compress_type=zipfile.ZIP_STORED
+                                 if name in stored else zipfile.ZIP_DEFLATED)
         with tmp.open("rb") as file:
             os.fsync(file.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
-    return metadata
 
 
 def model_counters(model: Any) -> dict[str, Any]:

@@ -16,7 +16,6 @@ a missing, corrupt, pickled or foreign file. Writes are atomic (temporary file, 
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from boardgym.agents.policy import (
     read_entry,
     read_tensors,
     tensor_bytes,
+    write_zip_atomic,
 )
 from boardgym.envs.games import canonical_name
 
@@ -145,23 +145,14 @@ def write_checkpoint(path: str | Path, net: AzNet, record: dict[str, Any],
         tensors: more entries of plain tensors (name -> state dict), stored uncompressed
             (a training run's replay buffer).
     """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            archive.writestr(RECORD_ENTRY, json.dumps(record, indent=1))
-            archive.writestr(MODEL_ENTRY, tensor_bytes(net.state_dict()))
-            if optimizer is not None:
-                archive.writestr(OPTIMIZER_ENTRY, tensor_bytes(optimizer.state_dict()))
-            if train_state is not None:
-                archive.writestr(TRAIN_STATE_ENTRY, json.dumps(train_state))
-            for name, state in (tensors or {}).items():
-                archive.writestr(name, tensor_bytes(state), compress_type=zipfile.ZIP_STORED)
-        with tmp.open("rb") as file:
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    entries: dict[str, str | bytes] = {RECORD_ENTRY: json.dumps(record, indent=1),
+                                       MODEL_ENTRY: tensor_bytes(net.state_dict())}
+    if optimizer is not None:
+        entries[OPTIMIZER_ENTRY] = tensor_bytes(optimizer.state_dict())
+    if train_state is not None:
+        entries[TRAIN_STATE_ENTRY] = json.dumps(train_state)
+    extra = {name: tensor_bytes(state) for name, state in (tensors or {}).items()}
+    write_zip_atomic(path, {**entries, **extra}, stored=frozenset(extra))
 
 
 def check_game(record: dict[str, Any], game: str, path: str | Path) -> None:
