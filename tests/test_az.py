@@ -257,7 +257,7 @@ def test_self_play_starts_from_random_unfinished_openings() -> None:
     state = az_training.starting_positions(record, config, np.random.default_rng(3))
     again = az_training.starting_positions(record, config, np.random.default_rng(3))
     stones = np.bitwise_count(state.me | state.opp)
-    assert ((2 <= stones) & (stones <= 4)).all()
+    assert ((stones >= 2) & (stones <= 4)).all()
     assert not np.asarray(record.rules.is_terminal(state)).any()
     assert all(np.array_equal(a, b) for a, b in zip(state, again, strict=True)
                if isinstance(a, np.ndarray))

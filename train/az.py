@@ -35,12 +35,10 @@ import argparse
 import base64
 import csv
 import dataclasses
-import shutil
 import sys
 import time
 import typing
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +78,7 @@ from boardgym.train.runs import (
     TENSORBOARD_DIR,
     make_run_folder,
     record_command,
+    removed_on_error,
     write_atomic,
     write_json,
 )
@@ -660,17 +659,6 @@ def resumed(config: AzConfig, directory: Path) -> AzRun:
     torch.set_rng_state(torch.from_numpy(raw))
     return AzRun(config, directory, net, optimizer, buffer, rng, state["iteration"],
                  state["positions"], state["games"], state["elapsed"], state["history"])
-
-
-@contextmanager
-def removed_on_error(run: AzRun, fresh: bool) -> Iterator[AzRun]:
-    """Delete the folder of a ``fresh`` run if the body fails before its first checkpoint."""
-    try:
-        yield run
-    except BaseException:
-        if fresh and not run.last.is_file():
-            shutil.rmtree(run.directory, ignore_errors=True)
-        raise
 
 
 class Logs:

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import torch
@@ -292,8 +292,22 @@ def make_run_folder(runs_dir: Path, game: str, algo: str, seed: int) -> Path:
     return directory
 
 
+class RunFolder(Protocol):
+    """What ``removed_on_error`` needs of a run (a PPO ``Run``, an az run)."""
+
+    directory: Path
+
+    @property
+    def last(self) -> Path:
+        """The run's newest checkpoint file."""
+        ...
+
+
+R = TypeVar("R", bound=RunFolder)
+
+
 @contextmanager
-def removed_on_error(run: Run, fresh: bool) -> Iterator[Run]:
+def removed_on_error(run: R, fresh: bool) -> Iterator[R]:
     """Delete the folder of a ``fresh`` run if the body fails before its first checkpoint
     (a command that fails leaves no run folder behind)."""
     try:
