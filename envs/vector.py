@@ -414,7 +414,9 @@ class BoardVectorEnv(VectorEnv):
         mask = self._reset_mask(options)
         if seed is not None or self.state is None:
             self._seed(sub_env_seeds(seed, self.num_envs))
-        opponent_action = self._start_games(np.flatnonzero(mask))
+        self._start_games(np.flatnonzero(mask))
+        opponent_action, terminal = self._opponent_turns(mask)
+        opponent_action, _ = self._redraw_ended(mask, opponent_action, terminal)
         no_end = np.zeros(self.num_envs, dtype=bool)
         obs, _, info = self._publish(opponent_action, no_end, no_end)
         return obs, info
@@ -438,16 +440,18 @@ class BoardVectorEnv(VectorEnv):
         illegal = ~(starting | legal)
         if self.settings.illegal_action == "raise" and illegal.any():
             raise _illegal_error(np.flatnonzero(illegal), actions)
-        opening_action = self._start_games(np.flatnonzero(starting))
+        if starting.any():
+            self._start_games(np.flatnonzero(starting))
         self._play_where(legal, actions)
-        opponent_action, terminated = self._opponent_turns(legal)
-        opponent_action = np.where(starting, opening_action, opponent_action)
+        opponent_action, terminated = self._opponent_turns(~illegal)
+        opponent_action, terminated = self._redraw_ended(starting, opponent_action, terminated)
         terminated |= illegal
         obs, rewards, info = self._publish(opponent_action, terminated, illegal)
         self._needs_reset = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
             info["final_obs"], info["_final_obs"] = obs, terminated
             self._start_games(np.flatnonzero(terminated))
+            self._redraw_ended(terminated, *self._opponent_turns(terminated))
             self._needs_reset = np.zeros(self.num_envs, dtype=bool)
             obs, info["action_mask"] = self._observation(), self._mask_after(None)
         truncated = np.zeros(self.num_envs, dtype=bool)
@@ -553,31 +557,10 @@ class BoardVectorEnv(VectorEnv):
         self._counters += moving
         return _stream_draw(self._keys, self._counters)
 
-    def _start_games(self, index: np.ndarray) -> np.ndarray:
-        """Fresh games in sub-envs ``index``, played up to the agent's first move.
-
-        Each draws its opponent (with a sampler) and its opening (with ``opening``), then who
-        moves first where that is random; the opponent then moves where it is first. Games
-        that end before the agent's first move get another opening (``OPENING_DRAWS``).
-
-        Returns:
-            The opponent's last move in each sub-env (``NO_ACTION`` where it made none and
-            in the sub-envs not started).
-        """
-        last = np.full(self.num_envs, NO_ACTION, dtype=np.int64)
-        for draw in range(OPENING_DRAWS + 1):
-            if not index.size:
-                break
-            self._set_up(index, use_opening=draw < OPENING_DRAWS)
-            started = np.zeros(self.num_envs, dtype=bool)
-            started[index] = True
-            moves, ended = self._opponent_turns(started)
-            last[index] = moves[index]
-            index = index[ended[index]]
-        return last
-
-    def _set_up(self, index: np.ndarray, use_opening: bool) -> None:
-        """The positions, opponents and sides of new games in sub-envs ``index``."""
+    def _start_games(self, index: np.ndarray, use_opening: bool = True) -> None:
+        """Fresh games in sub-envs ``index``: a sampled opponent (with a sampler), an opening
+        (with ``opening``, unless not ``use_opening``), then who moves first where it is
+        random. The opponent's first moves come with the next ``_opponent_turns``."""
         if self.state is None:
             self.state = self.record.rules.initial_batch(self.num_envs,
                                                          **self.settings.options)
@@ -592,10 +575,37 @@ class BoardVectorEnv(VectorEnv):
             sides[drawn] = self._random_sides(index[drawn])
         self.agent_side[index] = sides
         self._needs_reset[index] = False
-        if opened.size:
-            part = take(self.state, opened)
-            self._observations.restart(opened, part, *side_view(part, self.agent_side[opened]))
+        if not opened.size:
+            self._observations.restart(index)
+            return
+        part = take(self.state, opened)
+        self._observations.restart(opened, part, *side_view(part, self.agent_side[opened]))
         self._observations.restart(np.setdiff1d(index, opened))
+
+    def _redraw_ended(self, started: np.ndarray, last: np.ndarray, terminal: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """With openings, start again the new games (``started``) that the opponent ended
+        before the agent's first move: another opening each, at most ``OPENING_DRAWS`` in
+        all, then the start position.
+
+        Args:
+            started: the sub-envs whose games just started (and had their opponent turns).
+            last, terminal: ``_opponent_turns``' results for them.
+
+        Returns:
+            ``last`` and ``terminal`` with the restarted games' new values.
+        """
+        if self._opening is None:
+            return last, terminal
+        ended = started & terminal
+        for draw in range(1, OPENING_DRAWS + 1):
+            if not ended.any():
+                break
+            self._start_games(np.flatnonzero(ended), use_opening=draw < OPENING_DRAWS)
+            moves, over = self._opponent_turns(ended)
+            last, terminal = np.where(ended, moves, last), np.where(ended, over, terminal)
+            ended &= over
+        return last, terminal
 
     def _open(self, index: np.ndarray) -> np.ndarray:
         """Put each sub-env's drawn opening into ``state``; the sub-envs given one."""
