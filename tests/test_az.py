@@ -22,6 +22,7 @@ from boardgym.agents.az.checkpoint import (
 )
 from boardgym.agents.az.network import Architecture, AzNet, Evaluator, Symmetries
 from boardgym.agents.az.search import SearchConfig, considered_visits, draw_noise, search
+from boardgym.agents.solvers import four_in_a_row as c4_solver
 from boardgym.envs.games import game
 from boardgym.envs.games.core import batch_of, take
 from boardgym.train import az as az_training
@@ -215,6 +216,21 @@ def test_az_players_play_legal_deterministic_moves(tmp_path: Path) -> None:
         player = agents.make("four_in_a_row", spec)
         moves = {player.act(state, np.random.default_rng(seed)) for seed in range(3)}
         assert len(moves) == 1 and rules.legal_mask(state)[moves.pop()]
+
+
+def test_az_search_settles_the_end_of_the_game_with_the_exact_solver(tmp_path: Path) -> None:
+    """An untrained network searched with the solver near the end (az:N) keeps the outcome
+    in every labelled position whose moves all lead within the solver's reach; the same
+    network's raw policy (az:0) does not."""
+    record = game("four_in_a_row")
+    path = save_net(tmp_path / "c4.zip", record.name, random_net(record.name))
+    cells = record.rules.initial_state().geom.rows * record.rules.initial_state().geom.columns
+    near_end = [position for position in load_positions(default_positions(record), record)
+                if cells - len(position.text) < c4_solver.LEAF_EMPTIES]
+    searched = judge(record.name, f"az:{SEARCH_SIMULATIONS}@{path}", near_end)
+    raw = judge(record.name, f"az:0@{path}", near_end)
+    assert searched.decisive > 10 and searched.kept == searched.decisive
+    assert raw.kept < raw.decisive
 
 
 def test_az_opponent_in_the_vector_env(tmp_path: Path) -> None:

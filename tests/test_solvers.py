@@ -3,15 +3,18 @@ four-in-a-row ``solver`` player in play."""
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 
 import numpy as np
 import pytest
 
 import boardgym  # noqa: F401  (registers the players)
+from boardgym.agents import solvers
 from boardgym.agents.solvers import four_in_a_row as c4_solver
 from boardgym.agents.solvers import reversi as reversi_solver
 from boardgym.envs.games import four_in_a_row, players, reversi
+from boardgym.envs.games.core import batch_of, put
 from tests.boards import random_position
 
 PONS_END_EASY = "2252576253462244111563365343671351441"
@@ -196,3 +199,37 @@ def test_solver_player_answers_from_the_empty_board() -> None:
     while not four_in_a_row.is_terminal(state):
         state = four_in_a_row.apply(state, seats[state.to_move].act(state, rng))
     assert four_in_a_row.result(state, 0) >= 0
+
+
+def _batch(rules, states):  # type: ignore[no-untyped-def]
+    """The single ``states`` as one batched state."""
+    batch = rules.initial_batch(len(states), **({"rows": states[0].geom.rows,
+                                                 "columns": states[0].geom.columns,
+                                                 "connect": states[0].geom.connect}
+                                                if hasattr(states[0], "geom") else {}))
+    for i, state in enumerate(states):
+        put(batch, np.array([i]), batch_of(state))
+    return batch
+
+
+def _empties(state) -> int:  # type: ignore[no-untyped-def]
+    cells = state.geom.rows * state.geom.columns if hasattr(state, "geom") else reversi.CELLS
+    return int(cells - (state.me | state.opp).bit_count())
+
+
+@pytest.mark.parametrize(("name", "rules", "plies"), [
+    ("four_in_a_row", four_in_a_row, (22, 30)), ("reversi", reversi, (48, 58))])
+def test_leaf_values_are_exact_outcomes_within_reach_only(name: str, rules, plies) -> None:  # type: ignore[no-untyped-def]
+    """The solvers' scores are checked against minimax above; here: who is answered, and
+    the outcome is the sign of the exact score."""
+    solver = importlib.import_module(f"boardgym.agents.solvers.{name}")
+    states = [state for ply in range(*plies, 2) for state in _positions(rules, ply, ply, 2)]
+    values = solvers.leaf_values(name)(_batch(rules, states))  # type: ignore[misc]
+    reached = [_empties(state) <= solver.LEAF_EMPTIES for state in states]
+    assert any(reached) and not all(reached)
+    for state, value, inside in zip(states, values, reached, strict=True):
+        assert np.isnan(value) if not inside else value == np.sign(solver.solve(state))
+
+
+def test_leaf_values_of_a_game_without_solver_module() -> None:
+    assert solvers.leaf_values("tictactoe") is None

@@ -47,6 +47,7 @@ import numpy as np
 import torch
 import yaml
 
+from boardgym.agents import solvers
 from boardgym.agents.az.checkpoint import (
     OPTIMIZER_ENTRY,
     TRAIN_STATE_ENTRY,
@@ -125,6 +126,8 @@ class AzConfig:
         c_puct, dirichlet_alpha, dirichlet_fraction: PUCT's constants.
         temperature_moves: PUCT: the first moves of each game are sampled from the visit
             distribution (later ones are the most visited).
+        leaf_solver: self-play's search asks the game's exact solver for positions near the
+            end (``agents.solvers.leaf_values``): their values are exact, not the network's.
         opening_plies: ``[low, high]``: each self-play game starts from a random opening of
             that many plies (``openings.unfinished_opening``), so the network also meets the
             positions its own play avoids; None: every game from the start position.
@@ -160,6 +163,7 @@ class AzConfig:
     dirichlet_alpha: float = 0.3
     dirichlet_fraction: float = 0.25
     temperature_moves: int = 8
+    leaf_solver: bool = False
     opening_plies: list[int] | None = None
     buffer_size: int = 50_000
     batch_size: int = 256
@@ -209,6 +213,9 @@ class AzConfig:
         if not self.eval_opponents:
             raise ValueError("eval_opponents needs at least one spec, e.g. --set "
                              "eval_opponents=[random]")
+        if self.leaf_solver and solvers.leaf_values(self.game) is None:
+            raise ValueError(f"leaf_solver: {self.game} has no exact solver here (or numba is "
+                             "missing: pip install -e \".[solvers]\"); set leaf_solver=false")
         self.search_config()  # checks the search keys
 
     def search_config(self) -> SearchConfig:
@@ -358,6 +365,7 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
     current network; every position becomes a sample."""
     rules, search_config = record.rules, config.search_config()
     evaluate = TimedEvaluator(Evaluator(net))
+    leaf_values = solvers.leaf_values(record.name) if config.leaf_solver else None
     state = starting_positions(record, config, rng)
     games = np.arange(config.games_per_iteration)
     results = np.zeros(config.games_per_iteration)
@@ -366,7 +374,7 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
     while games.size:
         masks = rules.legal_mask(state)
         found = search(rules, state, evaluate, search_config,
-                       draw_noise(search_config, rng, masks))
+                       draw_noise(search_config, rng, masks), leaf_values)
         plies.append((games, Samples(rules.observation(state), masks, found.policy,
                                      np.zeros(games.size)), np.asarray(state.to_move)))
         state = rules.apply_batch(state, choose_moves(config, found.policy, found.action,

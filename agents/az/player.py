@@ -1,8 +1,10 @@
 """``az`` players: a search over an az checkpoint's network, or its raw policy.
 
 The spec ``az:N@PATH`` plays the checkpoint at ``PATH`` with ``N`` simulations of Gumbel
-AlphaZero search (no root noise: the strongest, deterministic play); ``az:0@PATH`` plays the
-raw policy (the most likely legal move). A bare path of an az checkpoint plays like
+AlphaZero search (no root noise: the strongest, deterministic play), in which the game's
+exact solver, where it has one (``agents.solvers.leaf_values``: four-in-a-row and Reversi,
+with numba), settles the positions near the end; ``az:0@PATH`` plays the raw policy (the
+most likely legal move, the network alone). A bare path of an az checkpoint plays like
 ``az:0@PATH``. The batched twin searches the games of a vector env together, one network
 call per simulation step for all of them.
 """
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from boardgym.agents import solvers
 from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
 from boardgym.agents.az.network import AzNet, Evaluator
 from boardgym.agents.az.search import SearchConfig, search
@@ -54,7 +57,8 @@ class AzAgent:
     Args:
         net: the network.
         record: its checkpoint's ``az.json`` record (game and board).
-        simulations: search simulations per move; 0 plays the masked argmax of the policy.
+        simulations: search simulations per move, with the game's exact solver near the end;
+            0 plays the masked argmax of the policy.
         name: how the player is shown.
     """
 
@@ -66,6 +70,7 @@ class AzAgent:
         self.evaluate = Evaluator(net)
         self.simulations = simulations
         self.config = SearchConfig(simulations=max(simulations, 1), gumbel_scale=0.0)
+        self.leaf_values = solvers.leaf_values(self.game)
         start = self.rules.initial_state(**record["env_kwargs"])
         self.board = (self.rules.observation(start).shape, getattr(start, "geom", None))
         self.name = name
@@ -90,7 +95,7 @@ class AzAgent:
             logits, _ = self.evaluate(self.rules.observation(state), masks)
             return logits.argmax(axis=1)
         return search(self.rules, state, self.evaluate, self.config,
-                      np.zeros(masks.shape)).action
+                      np.zeros(masks.shape), self.leaf_values).action
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The move for the side to move of ``state`` (never an illegal one)."""

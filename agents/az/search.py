@@ -6,9 +6,12 @@ prior logits over its actions, its raw value, its visit count and value sum, and
 index of each child (``-1`` until expanded). Each simulation step walks down every tree
 (one vectorised selection per depth), expands the N new leaves with the rules' batched
 ``apply_batch``, evaluates all of them in ONE network call, and backs the values up. A
-finished game's value is exact (``rules.result``), never the network's. Values are for the
-side to move at each node; passes (Reversi) mean a child may have the same side to move as
-its parent, so a value changes sign only where the side to move changes.
+finished game's value is exact (``rules.result``), never the network's; so is a position that
+the optional ``leaf_values`` (an exact solver, ``agents.solvers.leaf_values``) answers near
+the end of the game. The search never goes below a node with an exact value (it is
+*settled*). Values are for the side to move at each node; passes (Reversi) mean a child may
+have the same side to move as its parent, so a value changes sign only where the side to
+move changes.
 
 Two ways to choose moves (``SearchConfig.method``):
 
@@ -36,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from boardgym.agents.solvers import LeafValues
 from boardgym.envs.games.core import Rules, put, take
 
 Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -157,11 +161,13 @@ class Tree:
         roots: a batched state of N unfinished positions.
         nodes: nodes per tree (``simulations + 1``).
         n_actions: the size of the action space.
+        leaf_values: an exact solver for positions near the end (None: the network alone).
     """
 
-    def __init__(self, rules: Rules, roots: Any, nodes: int, n_actions: int) -> None:
+    def __init__(self, rules: Rules, roots: Any, nodes: int, n_actions: int,
+                 leaf_values: LeafValues | None = None) -> None:
         n = len(roots.to_move)
-        self.rules, self.n, self.nodes = rules, n, nodes
+        self.rules, self.n, self.nodes, self.leaf_values = rules, n, nodes, leaf_values
         shape = (n, nodes)
         self.children = np.full((*shape, n_actions), UNEXPANDED, dtype=np.int64)
         self.logits = np.full((*shape, n_actions), NO_SCORE)
@@ -170,7 +176,7 @@ class Tree:
         self.value_sum = np.zeros(shape)
         self.visits = np.zeros(shape, dtype=np.int64)
         self.to_move = np.zeros(shape, dtype=np.int64)
-        self.terminal = np.zeros(shape, dtype=bool)
+        self.settled = np.zeros(shape, dtype=bool)
         self.size = np.ones(n, dtype=np.int64)
         self.states = type(roots)(*(np.zeros(n * nodes, dtype=field.dtype)
                                     if isinstance(field, np.ndarray) else field
@@ -180,24 +186,38 @@ class Tree:
             ) -> np.ndarray:
         """Store ``states`` as node ``nodes[j]`` of game ``games[j]``: legal moves, prior
         logits and raw value (one network call for the unfinished ones, the exact result
-        for the finished ones). Returns their values for their side to move."""
-        terminal = np.asarray(self.rules.is_terminal(states), dtype=bool)
+        for the finished ones and for those ``leaf_values`` answers: these are settled).
+        Returns their values for their side to move."""
+        settled = np.asarray(self.rules.is_terminal(states), dtype=bool)
         to_move = np.asarray(states.to_move, dtype=np.int64)
         values = np.zeros(len(games))
-        live = ~terminal
+        live = ~settled
         if live.any():
-            alive = take(states, live)
-            masks = self.rules.legal_mask(alive)
-            logits, values[live] = evaluate(self.rules.observation(alive), masks)
-            self.legal[games[live], nodes[live]] = masks
-            self.logits[games[live], nodes[live]] = logits
-        if terminal.any():
-            values[terminal] = self.rules.result(take(states, terminal), to_move[terminal])
+            values[live], settled[live] = self.evaluate_live(games[live], nodes[live],
+                                                             take(states, live), evaluate)
+        finished = settled & ~live
+        if finished.any():
+            values[finished] = self.rules.result(take(states, finished), to_move[finished])
         put(self.states, games * self.nodes + nodes, states)
         self.raw_value[games, nodes] = values
         self.to_move[games, nodes] = to_move
-        self.terminal[games, nodes] = terminal
+        self.settled[games, nodes] = settled
         return values
+
+    def evaluate_live(self, games: np.ndarray, nodes: np.ndarray, states: Any,
+                      evaluate: Evaluate) -> tuple[np.ndarray, np.ndarray]:
+        """Store the legal moves and prior logits of the unfinished ``states`` (nodes
+        ``nodes`` of ``games``); return ``(values, solved)``: the network's values, or
+        ``leaf_values``' exact ones where it answers (``solved``)."""
+        masks = self.rules.legal_mask(states)
+        logits, values = evaluate(self.rules.observation(states), masks)
+        self.legal[games, nodes] = masks
+        self.logits[games, nodes] = logits
+        if self.leaf_values is None:
+            return values, np.zeros(len(games), dtype=bool)
+        exact = self.leaf_values(states)
+        solved = ~np.isnan(exact)
+        return np.where(solved, exact, values), solved
 
     def child_stats(self, games: np.ndarray, nodes: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
@@ -234,18 +254,19 @@ class Search:
         evaluate: the network (``Evaluate``).
         config: how to search.
         noise: ``(N, A)`` root noise (``draw_noise``); zeros for none.
+        leaf_values: an exact solver for positions near the end (None: the network alone).
 
     Raises:
         ValueError: a finished root position.
     """
 
     def __init__(self, rules: Rules, roots: Any, evaluate: Evaluate, config: SearchConfig,
-                 noise: np.ndarray) -> None:
+                 noise: np.ndarray, leaf_values: LeafValues | None = None) -> None:
         if np.any(rules.is_terminal(roots)):
             raise ValueError("search needs unfinished positions; a root game is over")
         self.rules, self.evaluate, self.config, self.noise = rules, evaluate, config, noise
         n_actions = noise.shape[1]
-        self.tree = Tree(rules, roots, config.simulations + 1, n_actions)
+        self.tree = Tree(rules, roots, config.simulations + 1, n_actions, leaf_values)
         self.games = np.arange(self.tree.n)
         self.root = np.full(self.tree.n, ROOT)
         values = self.tree.add(self.games, self.root, roots, evaluate)
@@ -320,13 +341,13 @@ class Search:
     # -- one simulation ------------------------------------------------------------------------
 
     def descend(self, step: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-        """Walk every tree from its root to a new leaf or to a finished position.
+        """Walk every tree from its root to a new leaf or to a settled node.
 
         Returns:
             ``(path, leaves, parents, actions)``: the nodes per depth (``UNEXPANDED`` past a
             game's leaf; a new leaf is numbered ``tree.size``), each game's leaf, and the node
             and action whose child is the new leaf (``UNEXPANDED`` for a game that stopped on
-            a finished position already in its tree).
+            a settled node already in its tree).
         """
         tree = self.tree
         node = self.root.copy()
@@ -342,7 +363,7 @@ class Search:
             new = child == UNEXPANDED
             parents[games[new]], actions[games[new]] = at[new], chosen[new]
             node[games] = np.where(new, tree.size[games], child)
-            walking[games] = ~new & ~tree.terminal[games, np.where(new, ROOT, child)]
+            walking[games] = ~new & ~tree.settled[games, np.where(new, ROOT, child)]
             depth = np.full(tree.n, UNEXPANDED)
             depth[games] = node[games]
             path.append(depth)
@@ -382,7 +403,7 @@ class Search:
 
 
 def search(rules: Rules, roots: Any, evaluate: Evaluate, config: SearchConfig,
-           noise: np.ndarray) -> SearchResult:
+           noise: np.ndarray, leaf_values: LeafValues | None = None) -> SearchResult:
     """Search the N unfinished positions of the batched state ``roots`` at once.
 
     Args:
@@ -391,11 +412,13 @@ def search(rules: Rules, roots: Any, evaluate: Evaluate, config: SearchConfig,
         evaluate: the network (``Evaluate``), called once per simulation step.
         config: how to search.
         noise: ``(N, A)`` root noise (``draw_noise``), zeros for none.
+        leaf_values: an exact solver for positions near the end (``LeafValues``; None: the
+            network alone).
 
     Raises:
         ValueError: a finished root position.
     """
-    return Search(rules, roots, evaluate, config, noise).run()
+    return Search(rules, roots, evaluate, config, noise, leaf_values).run()
 
 
 __all__ = ["METHODS", "Evaluate", "SearchConfig", "SearchResult", "Tree", "considered_visits",

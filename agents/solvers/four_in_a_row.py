@@ -25,6 +25,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
+from boardgym.agents.solvers import exact_outcomes
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
 from boardgym.envs.games.core import Game
@@ -382,6 +383,21 @@ def best_columns(state: rules.State, max_nodes: int | None = None) -> list[int]:
 # ---------------------------------------------------------------------------------------------
 # The player.
 
+LEAF_EMPTIES = 16
+"""``leaf_values`` solves positions with at most this many empty cells: on 6x7 a few thousand
+positions each, under 2 ms (measured on 100 positions of the labelled set played on at
+random: median 0.04 ms); at 20-24 empty cells single positions took up to a second."""
+
+
+def leaf_values(states: rules.State) -> np.ndarray:
+    """The exact outcome for the side to move (+1, 0, -1) of each unfinished position of
+    the batched ``states`` with at most ``LEAF_EMPTIES`` empty cells, NaN for the others
+    (``agents.solvers.LeafValues``, what the az search asks near the end of the game)."""
+    geom = states.geom
+    empty = geom.rows * geom.columns - np.bitwise_count(states.me | states.opp)
+    return exact_outcomes(states, empty <= LEAF_EMPTIES, solve)
+
+
 FALLBACK = "alphabeta:6"
 """The player consulted when the budget runs out (early in the game)."""
 
@@ -420,5 +436,5 @@ class SolverPlayer:
         return f"SolverPlayer(max_nodes={self.max_nodes})"
 
 
-__all__ = ["FALLBACK", "Board", "BudgetExceededError", "SolverPlayer", "best_columns", "board",
-           "column_scores", "solve", "winning_cells"]
+__all__ = ["FALLBACK", "LEAF_EMPTIES", "Board", "BudgetExceededError", "SolverPlayer",
+           "best_columns", "board", "column_scores", "leaf_values", "solve", "winning_cells"]

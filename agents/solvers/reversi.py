@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardgym.agents.solvers import exact_outcomes
 from boardgym.envs.games import reversi as rules
 
 WORD_BITS = 64
@@ -296,5 +297,19 @@ def counted_move_scores(state: rules.State) -> tuple[dict[int, int], int]:
     return scores, int(counter[0])
 
 
-__all__ = ["TABLE", "Table", "counted_move_scores", "final_score", "flips", "legal_moves",
-           "move_scores", "solve"]
+LEAF_EMPTIES = 10
+"""``leaf_values`` solves endgames with at most this many empty squares: median 0.5 ms,
+at most 1.5 ms on 60 positions of the labelled set played on at random (12 empties: median
+2 ms, up to 50 ms)."""
+
+
+def leaf_values(states: rules.State) -> np.ndarray:
+    """The exact outcome for the side to move (+1, 0, -1) of each unfinished position of
+    the batched ``states`` with at most ``LEAF_EMPTIES`` empty squares, NaN for the others
+    (``agents.solvers.LeafValues``, what the az search asks near the end of the game)."""
+    empty = rules.CELLS - np.bitwise_count(states.me | states.opp)
+    return exact_outcomes(states, empty <= LEAF_EMPTIES, solve)
+
+
+__all__ = ["LEAF_EMPTIES", "TABLE", "Table", "counted_move_scores", "final_score", "flips",
+           "leaf_values", "legal_moves", "move_scores", "solve"]
