@@ -10,12 +10,13 @@ with the record's ``env_doc`` as its docstring, and sets it as an attribute of t
 that its instances pickle and deep-copy. ``boardgym.register_game`` calls it.
 
 ``env_settings`` validates the arguments that the single env and the vector env
-(``envs.vector``) share, in one place.
+(``envs.vector``) share, in one place; ``check_opening``, ``opening_state`` and
+``OPENING_DRAWS`` are their shared rule for where new games start (``opening=``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, SupportsFloat
 
@@ -32,13 +33,21 @@ FIRST_PLAYER_CHOICES = ("random", "agent", "opponent")
 ILLEGAL_ACTION_CHOICES = ("lose", "raise")
 REWARD_CHOICES = ("win", "score")
 RENDER_MODES = ("ansi", "rgb_array", "human")
-ENV_ARGUMENTS = ("render_mode", "opponent", "first_player", "illegal_action", "reward")
+ENV_ARGUMENTS = ("render_mode", "opponent", "first_player", "opening", "illegal_action",
+                 "reward")
 AGENT_WON, DRAW, OPPONENT_WON = 1, 0, -1
 AGENT_SIDE = 0
 """The agent's side when it moves first (``first_player="agent"``): the first player's."""
 POSITION_OPTION = "position"
 """``reset(options={"position": text})`` starts from the position ``text``."""
 ENV_SUFFIX = "Env"
+OPENING_DRAWS = 100
+"""Openings drawn for one new game before it starts from the start position instead."""
+OPENING_WHAT = "the opening sampler's position"
+"""How error messages name a position that an ``opening`` sampler returned."""
+Opening = Callable[[np.random.Generator], "str | None"]
+"""``opening(rng) -> position text | None``: where the next game starts (None: the start
+position)."""
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
@@ -142,6 +151,30 @@ def position_state(record: Game, text: Any, settings: EnvSettings, what: str) ->
     return state
 
 
+def check_opening(opening: Any) -> Opening | None:
+    """``opening`` if it is None or callable.
+
+    Raises:
+        ValueError: anything else (the message says what an opening sampler is).
+    """
+    if opening is not None and not callable(opening):
+        raise ValueError("opening must be None or a callable opening(rng) -> position text "
+                         f"or None, got {opening!r}")
+    return opening  # type: ignore[no-any-return]
+
+
+def opening_state(record: Game, opening: Opening, rng: np.random.Generator,
+                  settings: EnvSettings) -> Any:
+    """The position ``opening(rng)`` names (None: the sampler chose the start position).
+
+    Raises:
+        ValueError: the sampler returned something that is not an unfinished position
+            (``position_state``, naming ``OPENING_WHAT``).
+    """
+    text = opening(rng)
+    return None if text is None else position_state(record, text, settings, OPENING_WHAT)
+
+
 def action_index(action: Any, n: int) -> int:
     """``action`` as an int in ``[0, n)``.
 
@@ -173,14 +206,40 @@ def is_named_player(record: Game, spec: Any) -> bool:
 class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     """Base class of the board-game envs: the agent against an opponent from the player
     registry. Each game's class (``define_env``) sets ``record``; its docstring is the spec.
+
+    Args:
+        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        opponent: a built-in player name, an ``Agent`` or a checkpoint path (default: the
+            game's ``default_opponent``).
+        first_player: ``"random" | "agent" | "opponent"`` (random: drawn per game).
+        opening: None (every game from the start position), or a sampler ``opening(rng) ->
+            position text | None`` called at each reset without a position option, with the
+            env's ``np_random``: the game starts from that position (None: the start
+            position), then the first player is drawn as usual. Where the opponent's replies
+            end the new game before the agent has moved, another opening is drawn (and the
+            first player again), at most ``OPENING_DRAWS`` times, then the start position:
+            the agent always gets a position with a legal move. The vector env
+            (``envs.vector``) follows the same rule. Drawing from ``np_random`` (not a
+            generator of its own) keeps every random number of a game in one stream, so
+            ``reset(seed=s)`` reproduces the game, the env pickles and deep-copies with its
+            stream, and against an opponent without a batched twin, sub-env ``i`` of a vector
+            env seeded ``s_i`` plays the very games of this env reset with seed ``s_i``.
+            ``reset(options={"position": text})`` wins over the sampler. Settable.
+        illegal_action: ``"lose" | "raise"``.
+        reward: ``"win" | "score"`` (``"score"`` for games that end with a disc count).
+        **options: the game's board options (four-in-a-row ``rows``, ``columns``,
+            ``connect``).
+
+    Raises:
+        ValueError: a bad argument (the message names the choices or the fix).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}  # noqa: RUF012
     record: ClassVar[Game]
 
     def __init__(self, render_mode: str | None = None, opponent: Any = None,
-                 first_player: str = "random", illegal_action: str = "lose",
-                 reward: str = "win", **options: Any) -> None:
+                 first_player: str = "random", opening: Opening | None = None,
+                 illegal_action: str = "lose", reward: str = "win", **options: Any) -> None:
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         record = self.record
@@ -193,6 +252,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self._n_actions = int(self.action_space.n)
         self._action_cells = np.arange(self._n_actions)
         self.opponent = record.default_opponent if opponent is None else opponent
+        self.opening = opening
         self.state: Any = None
         self.agent_side = AGENT_SIDE
         self.done = True
@@ -215,6 +275,20 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self._opponent = players.make(self.record, spec, self.settings.options)
         self.opponent_spec = spec
 
+    @property
+    def opening(self) -> Opening | None:
+        """The opening sampler (see the class docstring); set it to a sampler or None (it
+        applies from the next reset on).
+
+        Raises:
+            ValueError: set to something that is neither None nor callable.
+        """
+        return self._opening
+
+    @opening.setter
+    def opening(self, opening: Any) -> None:
+        self._opening = check_opening(opening)
+
     def __getstate__(self) -> dict[str, Any]:
         """The env's fields; a named opponent is kept as its spec (see ``is_named_player``)."""
         state = self.__dict__.copy()
@@ -231,21 +305,20 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game, from ``options["position"]`` (text in the game's notation) if given;
-        the opponent moves first when it is its turn.
+        """Start a game, from ``options["position"]`` (text in the game's notation) if given,
+        else from a drawn opening (with ``opening``, see the class docstring) or the start
+        position; the opponent moves first when it is its turn.
 
         Raises:
-            ValueError: a bad position text or a finished position (see ``start_position``).
+            ValueError: a bad position text or a finished position (see ``start_position``),
+                or an opening sampler's bad position (see ``opening_state``).
         """
         super().reset(seed=seed)
         state = start_position(self.record, options, self.settings)
-        first = self.first_player
-        if first == "random":
-            self.agent_side = draw_agent_side(self.np_random)
+        if options or self._opening is None:
+            opponent_action = self._start(state)
         else:
-            self.agent_side = AGENT_SIDE if first == "agent" else 1 - AGENT_SIDE
-        self.state = state
-        opponent_action = self._opponent_turns()
+            opponent_action = self._start_opened()
         obs, mask = self._views()
         info = self._info(opponent_action, mask)
         if self.render_mode == "human":
@@ -305,6 +378,29 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self._renderer.close()
 
     # -- shared plumbing -------------------------------------------------------------------
+
+    def _start(self, state: Any) -> int | None:
+        """A new game from ``state``: the agent's side (drawn with ``first_player="random"``),
+        then the opponent's turns. Returns the opponent's last action, if any."""
+        first = self.first_player
+        if first == "random":
+            self.agent_side = draw_agent_side(self.np_random)
+        else:
+            self.agent_side = AGENT_SIDE if first == "agent" else 1 - AGENT_SIDE
+        self.state = state
+        return self._opponent_turns()
+
+    def _start_opened(self) -> int | None:
+        """A new game from a drawn opening, drawn again while the opponent ends it before the
+        agent's first move (at most ``OPENING_DRAWS`` openings, then the start position).
+        Returns the opponent's last action, if any."""
+        assert self._opening is not None
+        for _ in range(OPENING_DRAWS):
+            drawn = opening_state(self.record, self._opening, self.np_random, self.settings)
+            opponent_action = self._start(self.settings.initial if drawn is None else drawn)
+            if not self.done:
+                return opponent_action
+        return self._start(self.settings.initial)
 
     def _current(self) -> Any:
         """The position now (the start position before the first reset)."""
@@ -394,6 +490,7 @@ def __getattr__(name: str) -> type[TurnBasedEnv]:
                          f"{', '.join(ENV_CLASSES)}")
 
 
-__all__ = ["AGENT_WON", "DRAW", "ENV_CLASSES", "OPPONENT_WON", "EnvSettings", "TurnBasedEnv",
-           "action_index", "check_choice", "define_env", "draw_agent_side", "env_settings",
-           "is_named_player", "position_state", "start_position"]
+__all__ = ["AGENT_WON", "DRAW", "ENV_CLASSES", "OPENING_DRAWS", "OPENING_WHAT", "OPPONENT_WON",
+           "EnvSettings", "Opening", "TurnBasedEnv", "action_index", "check_choice",
+           "check_opening", "define_env", "draw_agent_side", "env_settings", "is_named_player",
+           "opening_state", "position_state", "start_position"]

@@ -24,8 +24,10 @@ drawn, with that sub-env's generator: the game starts from that position (the ga
 position text; None: the start position), with the first player drawn as usual for the
 agent's side. Where the opponent's replies end the new game before the agent has moved,
 another opening is drawn (at most ``OPENING_DRAWS`` times, then the start position), so the
-agent always gets a position with a legal move. With openings, sub-env ``i``'s games depend
-on its seed and actions still, but are not the single env's games.
+agent always gets a position with a legal move: the single env's rule
+(``turn_based.OPENING_DRAWS``, ``opening_state``). With openings, sub-env ``i``'s games
+still depend only on its seed and actions; against one opponent without a batched twin they
+are the single env's games with the same ``opening=``.
 
 Autoreset: Gymnasium's next-step mode by default (``metadata["autoreset_mode"]``): the step
 that ends game ``i`` returns its last observation with ``terminated[i]``; the next ``step``
@@ -68,20 +70,20 @@ from boardgym.envs.games.core import Game, batch_of, put, side_view, take, unbat
 from boardgym.envs.turn_based import (
     AGENT_SIDE,
     FIRST_PLAYER_CHOICES,
+    OPENING_DRAWS,
     OPPONENT_WON,
+    Opening,
     check_choice,
+    check_opening,
     draw_agent_side,
     env_settings,
     is_named_player,
-    position_state,
+    opening_state,
 )
 
 AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
 FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
 NO_ACTION = -1
-OPENING_DRAWS = 100
-"""Openings drawn for one new game before it starts from the start position instead."""
-OPENING_WHAT = "the opening sampler's position"
 """``info["opponent_action"]`` of a sub-env where the opponent did not move."""
 GOLDEN_GAMMA = np.uint64(0x9E37_79B9_7F4A_7C15)
 MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
@@ -96,8 +98,6 @@ SHOWN_ILLEGAL = 5
 """How many illegal sub-envs an ``IllegalMoveError`` names."""
 VECTOR_SUFFIX = "VectorEnv"
 Sampler = Callable[[np.random.Generator], Any]
-Opening = Callable[[np.random.Generator], "str | None"]
-"""``opening(rng) -> position text | None``: where a sub-env's next game starts."""
 """``sampler(rng) -> spec``: a sub-env's opponent for its next game."""
 
 
@@ -372,10 +372,7 @@ class BoardVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, n)
         self.n_actions = int(self.settings.action_space.n)
         specs, self._sampler = _opponent_plan(record, opponent, n)
-        if opening is not None and not callable(opening):
-            raise ValueError("opening must be None or a callable opening(rng) -> position "
-                             f"text or None, got {opening!r}")
-        self._opening = opening
+        self._opening = check_opening(opening)
         self._groups: list[_Opponent] = []
         self._assignment = np.zeros(n, dtype=np.intp)
         """The index in ``_groups`` of each sub-env's opponent."""
@@ -612,9 +609,8 @@ class BoardVectorEnv(VectorEnv):
         assert self._opening is not None
         opened = []
         for i in index.tolist():
-            text = self._opening(self._rng(i))
-            if text is not None:
-                state = position_state(self.record, text, self.settings, OPENING_WHAT)
+            state = opening_state(self.record, self._opening, self._rng(i), self.settings)
+            if state is not None:
                 put(self.state, np.array([i]), batch_of(state))
                 opened.append(i)
         return np.array(opened, dtype=np.intp)

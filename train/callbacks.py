@@ -3,6 +3,10 @@
 The learner is evaluated against each eval opponent: on the batched vector env when the
 opponent has a batched twin (all games side by side, one forward pass a turn), else game by
 game through ``train.evaluate.play_match``. Eval agents are built once per run. With
+``eval_openings: K`` both paths play fair matches, as ``boardgym evaluate --openings K``
+does: games ``2k`` and ``2k + 1`` start from the ``K``-ply random opening ``k`` of the match
+seed (``train.openings``), the learner first in the even game (self-play's league checks
+too). Without, every game starts from the start position, the first player drawn. With
 ``eval_quality: N`` each evaluation also judges the learner's greedy moves on N positions of
 the selection part of the game's labelled set (``train.quality``); ``best.zip`` is then the
 evaluation with the best quality score (ties: the best win score), and ``patience`` stops a
@@ -11,6 +15,7 @@ run whose selection key has not improved for that many evaluations.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,8 +36,9 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
+from boardgym.train import openings as fair
 from boardgym.train.config import TrainConfig
-from boardgym.train.evaluate import A_WON, B_WON, TIE, MatchResult, play_match
+from boardgym.train.evaluate import A_WON, B_WON, PAIR, TIE, MatchResult, play_match
 from boardgym.train.plot import EVAL_FILE
 from boardgym.train.quality import Position, Quality, judge, selection_positions
 from boardgym.train.runs import (
@@ -60,15 +66,84 @@ def learner_agent(model: BaseAlgorithm, config: TrainConfig) -> PolicyAgent:
 
 def match(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
           games: int, seed: int) -> MatchResult:
-    """The learner against ``opponent`` over ``games`` games (first player random per game)."""
+    """The learner against ``opponent`` over ``games`` games: ``play_match``'s fair openings
+    with ``config.eval_openings`` (games must then be even), else from the start position,
+    the first player random per game."""
+    plies = config.eval_openings
     return play_match(config.game, learner_agent(model, config), opponent, games, seed=seed,
-                      config=board_kwargs(config.env_kwargs))
+                      config=board_kwargs(config.env_kwargs),
+                      openings=str(plies) if plies else None)
 
 
 def win_rate(model: BaseAlgorithm, config: TrainConfig, opponent: str | agents.Agent,
              games: int, seed: int) -> float:
-    """The learner's win rate against ``opponent`` (first player random per game)."""
+    """The learner's win rate against ``opponent`` (the games of ``match``)."""
     return match(model, config, opponent, games, seed).a_win_rate
+
+
+def fair_openings(config: TrainConfig, seed: int) -> fair.Openings | None:
+    """The openings of a training-time match seeded ``seed``: ``config.eval_openings``
+    random plies, the very ones ``play_match(..., openings=str(plies))`` plays (None: no
+    openings)."""
+    if not config.eval_openings:
+        return None
+    return fair.openings_from(str(config.eval_openings), config.game, seed,
+                              board_kwargs(config.env_kwargs))
+
+
+class SeatedOpenings:
+    """The vector env's ``opening(rng)`` of a fair match on sub-envs seeded ``seed + i``:
+    every game of sub-env ``i`` starts from opening ``i // 2`` of ``openings``.
+
+    The sub-env is told by its generator, which the vector env makes as
+    ``np.random.default_rng(seed_i)`` (see ``envs.vector``): its seed sequence's entropy is
+    ``seed_i``, whatever the generator has drawn since.
+
+    Args:
+        openings: the match's openings.
+        seed: the first sub-env's seed.
+        games: the number of sub-envs (even).
+    """
+
+    def __init__(self, openings: fair.Openings, seed: int, games: int) -> None:
+        record = game_record(openings.game)
+        board = dict(openings.config)
+        self.seed = seed
+        self.texts = [str(record.rules.to_text(fair.replay(record, openings.opening(k), board)))
+                      for k in range(games // PAIR)]
+        """The position text of each opening."""
+
+    def __call__(self, rng: np.random.Generator) -> str:
+        """The opening of the sub-env whose generator is ``rng``.
+
+        Raises:
+            ValueError: ``rng`` is no sub-env's generator of this match.
+        """
+        entropy = getattr(rng.bit_generator.seed_seq, "entropy", None)
+        index = entropy - self.seed if isinstance(entropy, int) else -1
+        if not 0 <= index < PAIR * len(self.texts):
+            raise ValueError(f"a fair match's opening sampler serves the generators "
+                             f"default_rng(seed + i) of its {PAIR * len(self.texts)} sub-envs "
+                             f"(seed {self.seed}); got one seeded {entropy!r}")
+        return self.texts[index // PAIR]
+
+
+def fair_seating(openings: fair.Openings | None, games: int, seed: int) -> dict[str, Any]:
+    """The vector env arguments of a match of ``games`` sub-envs seeded ``seed + i``: with
+    ``openings``, sub-env ``i`` plays opening ``i // 2`` (``SeatedOpenings``) with the
+    learner first where ``i`` is even (``play_match``'s games and seatings); without, none
+    (the first player drawn per game).
+
+    Raises:
+        ValueError: an odd number of games with openings.
+    """
+    if openings is None:
+        return {}
+    if games % PAIR:
+        raise ValueError(f"with eval_openings every opening is played twice (seats swapped): "
+                         f"the games must be even, got {games}")
+    return {"opening": SeatedOpenings(openings, seed, games),
+            "first_player": ["agent", "opponent"] * (games // PAIR)}
 
 
 def vector_match(policy: Any, config: TrainConfig, opponent: str, games: int,
@@ -77,14 +152,24 @@ def vector_match(policy: Any, config: TrainConfig, opponent: str, games: int,
     against the batched player ``opponent`` over ``games`` games played side
     by side on the vector env, one forward pass a turn for all of them.
 
-    Sub-env ``i`` is seeded ``seed + i`` and plays one game (its first player drawn at random);
-    the learner plays the masked argmax, as its ``PolicyAgent`` does.
+    Sub-env ``i`` is seeded ``seed + i`` and plays one game, its first player drawn at random,
+    or with ``config.eval_openings`` from ``play_match``'s opening ``i // 2``, the learner
+    first where ``i`` is even (``fair_openings``, ``fair_seating``; the result's ``openings``
+    says which, and it does not count ``distinct_games``: the vector env does not report
+    every opponent move). The learner plays the masked argmax, as its ``PolicyAgent`` does,
+    so against a deterministic opponent the outcomes are ``match``'s, with one exception:
+    where the opponent's replies end a game right after its opening, before the learner's
+    first move (a fair opening is not proven decided, so only by filling the last empty
+    square, or in Reversi by a wipe-out), ``play_match`` counts that game, while the vector
+    env, which always gives the agent a move, draws the opening again and, the game ending
+    alike, finally plays it from the start position (see ``envs.vector``).
     """
     start = time.perf_counter()
     record = game_record(config.game)
+    openings = fair_openings(config, seed)
+    kwargs = {**config.env_kwargs, **fair_seating(openings, games, seed)}
     venv = gym.make_vec(record.env_id, num_envs=games, vectorization_mode="vector_entry_point",
-                        autoreset_mode=AutoresetMode.SAME_STEP, opponent=opponent,
-                        **config.env_kwargs)
+                        autoreset_mode=AutoresetMode.SAME_STEP, opponent=opponent, **kwargs)
     obs, info = venv.reset(seed=seed)
     winners = np.zeros(games, dtype=np.int64)
     done = np.zeros(games, dtype=bool)
@@ -98,7 +183,7 @@ def vector_match(policy: Any, config: TrainConfig, opponent: str, games: int,
     outcomes = tuple(int(winner) for winner in winners)  # the env's winner: +1 the learner
     return MatchResult(record.name, LEARNER, opponent, games, outcomes.count(A_WON),
                        outcomes.count(B_WON), outcomes.count(TIE),
-                       time.perf_counter() - start, outcomes)
+                       time.perf_counter() - start, outcomes, openings)
 
 
 class RunCallback(BaseCallback):
@@ -170,8 +255,7 @@ class RunCallback(BaseCallback):
         if spec in self.eval_agents:
             result = match(self.model, config, self.eval_agents[spec], config.eval_games,
                            config.seed)
-            return MatchResult(result.game, LEARNER, spec, result.games, result.a_wins,
-                               result.b_wins, result.ties, result.seconds, result.outcomes)
+            return dataclasses.replace(result, a=LEARNER, b=spec)
         return vector_match(self.model.policy, config, spec, config.eval_games, config.seed)
 
     def judge_quality(self) -> Quality | None:

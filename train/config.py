@@ -19,12 +19,15 @@ from typing import Any
 import yaml
 
 from boardgym.envs.games import canonical_name
+from boardgym.envs.games import game as game_record
 
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")
 VECTORIZATIONS = ("auto", "vector", "dummy")
 OPENING_BOUNDS = 2
 """``opening_plies`` is ``[low, high]``."""
+FAIR_PAIR = 2
+"""Games per fair opening (``eval_openings``): one in each seating."""
 SEED_LIMIT = 2 ** 32
 """Seeds are below this (numpy's global generator takes 32-bit seeds)."""
 MAX_TORCH_THREADS = os.cpu_count() or 1
@@ -36,7 +39,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
                  "features_dim")
-NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience")
+NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -63,8 +66,14 @@ class TrainConfig:
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
-        eval_games: games per opponent in each evaluation (first player random per game).
+        eval_games: games per opponent in each evaluation (first player random per game,
+            or with ``eval_openings`` two games per opening, seats swapped; then even).
         eval_opponents: agent specs the learner is evaluated against.
+        eval_openings: plies of the fair random openings of the evaluations and self-play's
+            league checks (``train.openings``, as ``boardgym evaluate --openings N``: games
+            ``2k`` and ``2k + 1`` start from opening ``k``, the learner first in the even
+            game; ``eval_games`` and ``league_games`` must then be even); 0: every game
+            from the start position, the first player drawn per game.
         checkpoint_every: timesteps between checkpoints (``checkpoints/last.zip``).
         torch_threads: CPU threads torch may use.
         vectorization: ``"auto"`` or ``"vector"`` (the same: the batched vector env, see
@@ -78,8 +87,7 @@ class TrainConfig:
             among the snapshots in the pool), next to ``opponent_weights``.
         opening_plies: ``[low, high]``: every training game starts from a random opening of
             ``low`` to ``high`` plies (``openings.unfinished_opening``, drawn from the env's
-            seed; never a finished position); ``None``: from the start position. Needs the
-            per-game env (the batched env starts every game at the start).
+            seed; never a finished position); ``None``: from the start position.
         eval_quality: at each evaluation, judge the learner (greedy) on this many positions of
             the selection part of the game's labelled set (``quality.selection_positions``);
             ``best.zip`` is then the snapshot with the best quality score. 0: off.
@@ -113,6 +121,7 @@ class TrainConfig:
     eval_every: int = 50_000
     eval_games: int = 100
     eval_opponents: list[str] = field(default_factory=lambda: ["random"])
+    eval_openings: int = 0
     checkpoint_every: int = 25_000
     torch_threads: int = 1
     vectorization: str = "auto"
@@ -140,6 +149,7 @@ class TrainConfig:
                                  f"{getattr(self, name)!r}; fix it with --set {name}=...")
         self._check_ranges()
         self._check_opponents()
+        self._check_eval_openings()
 
     def _check_ranges(self) -> None:
         """The keys with a range or a set of choices."""
@@ -181,6 +191,27 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
+
+    def _check_eval_openings(self) -> None:
+        """Fair evaluation openings: an even number of games each, and a first fair opening
+        of that many plies (drawn as the evaluations draw it, so too many plies fail now)."""
+        if not self.eval_openings:
+            return
+        odd = [name for name in ("eval_games", "league_games") if getattr(self, name) % FAIR_PAIR]
+        if odd:
+            raise ValueError(f"with eval_openings every opening is played twice (seats "
+                             f"swapped): {' and '.join(odd)} must be even; fix it with --set "
+                             f"{odd[0]}=...")
+        from boardgym.train.openings import random_opening
+
+        options = game_record(self.game).options
+        board = {key: value for key, value in self.env_kwargs.items() if key in options}
+        try:
+            random_opening(self.game, self.eval_openings, self.seed, 0, board)
+        except ValueError:
+            raise ValueError(f"eval_openings={self.eval_openings}: no fair {self.game} opening "
+                             "of that many plies; fix it with --set eval_openings=... (fewer "
+                             "plies, or 0: none)") from None
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain data (what ``config.yaml`` holds)."""

@@ -5,8 +5,9 @@ may grow during the run, as in self-play), and with ``opening_plies`` starts eac
 random opening (``openings.unfinished_opening``). The run trains on one batched vector env
 (``envs.vector``): its opponents with a batched twin (the built-in AIs that have one, policy
 checkpoints) move in all their games at once, the others game by game. With
-``vectorization: dummy`` each env of an SB3 ``DummyVecEnv`` draws its opponent and opening
-instead, from its own generators seeded from the env's seed.
+``vectorization: dummy`` each env of an SB3 ``DummyVecEnv`` is a single env wrapped in
+``OpponentMix``, which draws its opponent from a generator seeded from the env's seed; the
+env itself draws its openings (its ``opening=``, the rule the vector env follows too).
 """
 
 from __future__ import annotations
@@ -24,15 +25,11 @@ from boardgym import agents
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.envs.sb3 import SB3VecEnv
-from boardgym.envs.turn_based import POSITION_OPTION
-from boardgym.envs.vector import OPENING_DRAWS
 from boardgym.train.config import TrainConfig
 from boardgym.train.openings import unfinished_opening
 
 MIX_STREAM = 1
 """Sub-stream of an env seed that draws its per-episode opponent."""
-OPENING_STREAM = 2
-"""Sub-stream of an env seed that draws its per-episode opening."""
 
 
 class OpponentPool:
@@ -135,16 +132,18 @@ class OpeningSampler:
 
 
 class OpponentMix(gym.Wrapper):
-    """Draws the env's opponent from a pool at every reset, and its opening when
-    ``opening_plies`` is given, each with its own generator seeded from the env's seed.
-    An opening where the opponent (moving first) ends the game at once is drawn again, so
-    the learner always has a move after ``reset``.
+    """Draws the env's opponent from a pool at every reset, with a generator of its own
+    seeded from the env's seed; with ``opening_plies`` the env (its ``opening=``, set to an
+    ``OpeningSampler``) starts each game from an opening drawn from its ``np_random``, drawn
+    again where the opponent (moving first) ends the game at once, so the learner always has
+    a move after ``reset``.
 
     Args:
         env: a boardgym env.
         pool: the opponents.
         opening_plies: ``(low, high)``: each game starts from ``unfinished_opening``'s
-            position of ``low`` to ``high`` random plies; ``None``: from the start.
+            position of ``low`` to ``high`` random plies; ``None``: the env's own ``opening``
+            (the start position unless it was given one).
         board: the env's board options.
     """
 
@@ -154,43 +153,33 @@ class OpponentMix(gym.Wrapper):
         super().__init__(env)
         self.pool = pool
         self.rng = np.random.default_rng()
-        self.opening_rng = np.random.default_rng()
-        self.opening = None if opening_plies is None else \
-            OpeningSampler(pool.game, opening_plies, board or {})
+        if opening_plies is not None:
+            self.env.unwrapped.opening = OpeningSampler(  # type: ignore[attr-defined]
+                pool.game, opening_plies, board or {})
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
-        """Draw an opponent (and an opening), then reset the env (the opponent may move
-        first)."""
+        """Draw an opponent, then reset the env (which draws the opening, if any; the
+        opponent may move first)."""
         if seed is not None:
             self.rng = np.random.default_rng([seed, MIX_STREAM])
-            self.opening_rng = np.random.default_rng([seed, OPENING_STREAM])
         self.env.unwrapped.opponent = self.pool.sample(self.rng)  # type: ignore[attr-defined]
-        if self.opening is None or options:
-            return self.env.reset(seed=seed, options=options)
-        for _ in range(OPENING_DRAWS):
-            text = self.opening(self.opening_rng)
-            obs, info = self.env.reset(seed=seed, options={POSITION_OPTION: text})
-            if info["action_mask"].any():
-                return obs, info
-            seed = None  # the opponent's first reply ended the game: draw another opening
-        return self.env.reset(seed=seed)
+        return self.env.reset(seed=seed, options=options)
 
     def action_masks(self) -> np.ndarray:
         """The wrapped env's action mask (what MaskablePPO asks for)."""
         return self.env.unwrapped.action_masks()  # type: ignore[attr-defined, no-any-return]
 
     def get_rng_state(self) -> dict[str, Any]:
-        """The states of this env's generators (opponent draw and env)."""
+        """The states of this env's generators: the opponent draw's and the env's (which
+        draws the openings too)."""
         return {"mix": self.rng.bit_generator.state,
-                "opening": self.opening_rng.bit_generator.state,
                 "env": self.env.unwrapped.np_random.bit_generator.state}
 
     def set_rng_state(self, state: dict[str, Any]) -> None:
-        """Restore the generators saved by ``get_rng_state``."""
+        """Restore the generators saved by ``get_rng_state`` (the ``"opening"`` generator that
+        earlier runs saved is no longer used and is ignored)."""
         self.rng.bit_generator.state = state["mix"]
-        if "opening" in state:  # saved by runs before openings
-            self.opening_rng.bit_generator.state = state["opening"]
         env_rng = np.random.default_rng()
         env_rng.bit_generator.state = state["env"]
         self.env.unwrapped.np_random = env_rng

@@ -59,7 +59,8 @@ too since model selection on quality)."""
 RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
                             "checkpoint_every", "torch_threads", "snapshot_every",
                             "snapshot_margin", "league_games", "max_snapshots",
-                            "snapshot_weight", "eval_quality", "patience"})
+                            "snapshot_weight", "eval_quality", "patience",
+                            "eval_openings"})
 """Config keys that ``--resume`` may change; the others are fixed by the saved model."""
 
 

@@ -338,8 +338,8 @@ GAME = Game(
     ## Arguments
     ``rows`` (6), ``columns`` (7): each >= 4, with ``(rows + 1) * columns <= 64``;
     ``connect`` (4): at most ``max(rows, columns)``. ``opponent`` (default ``"lookahead:2"``,
-    the classic fitness search), ``first_player``, ``illegal_action``, ``render_mode``: see
-    ``TurnBasedEnv``.
+    the classic fitness search), ``first_player``, ``opening`` (a sampler of where each game
+    starts), ``illegal_action``, ``render_mode``: see ``TurnBasedEnv``.
 
     ## Info
     ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.

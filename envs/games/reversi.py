@@ -322,7 +322,9 @@ GAME = Game(
     ## Arguments
     ``opponent`` (default ``"corner_best"``): a built-in player name (see
     ``boardgym.agents.names("reversi")``), an ``Agent``, or a checkpoint path.
-    ``first_player``: ``"random" | "agent" | "opponent"``. ``illegal_action``:
+    ``first_player``: ``"random" | "agent" | "opponent"``. ``opening``: None, or
+    ``opening(rng) -> position text | None`` for where each game starts (see
+    ``TurnBasedEnv``). ``illegal_action``:
     ``"lose" | "raise"``. ``reward``: ``"win" | "score"``. ``render_mode``:
     ``"ansi" | "rgb_array" | "human"``.
 

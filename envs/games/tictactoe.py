@@ -220,7 +220,8 @@ GAME = Game(
 
     ## Arguments
     ``opponent`` (default ``"rules"``, the classic win-block-corner-centre-side AI),
-    ``first_player``, ``illegal_action``, ``render_mode``: see ``TurnBasedEnv``.
+    ``first_player``, ``opening`` (a sampler of where each game starts),
+    ``illegal_action``, ``render_mode``: see ``TurnBasedEnv``.
 
     ## Info
     ``action_mask``, ``opponent_action``, ``winner`` (at the end), ``illegal_action``.
