@@ -227,6 +227,13 @@ def test_plot_draws_a_png(tmp_path: Path) -> None:
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_names_what_the_steps_count() -> None:
+    ppo_history = [{"step": 100, "win_rates": {"random": 0.5}}]
+    az_history = [{"step": 5000, "iteration": 3, "win_rates": {"random": 0.5}}]
+    assert plot.x_label(ppo_history) == "training steps"
+    assert plot.x_label(az_history) == "self-play positions"
+
+
 def test_mobility_planes_match_the_rules_legal_moves() -> None:
     rng = np.random.default_rng(0)
     state = reversi.initial_state()

@@ -76,6 +76,12 @@ def quality_curves(history: list[dict[str, Any]]) -> dict[str, tuple[list[int], 
     return lines
 
 
+def x_label(history: list[dict[str, Any]]) -> str:
+    """What the records' ``step`` counts: self-play positions in an az run (its records have
+    an ``iteration``), environment steps in a PPO run."""
+    return "self-play positions" if "iteration" in history[0] else "training steps"
+
+
 def best_step(run_dir: Path) -> int | None:
     """The step of the run's ``best.zip`` (from ``best.json``), if recorded."""
     path = run_dir / BEST_FILE
@@ -86,14 +92,15 @@ def best_step(run_dir: Path) -> int | None:
 
 
 def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
-                 best: int | None) -> None:
-    """The quality panel: one line per share, and the step of ``best.zip``."""
+                 best: int | None, label: str) -> None:
+    """The quality panel: one line per share, and the step of ``best.zip``; ``label`` names
+    the x axis."""
     for label, (steps, shares) in lines.items():
         axes.plot(steps, [PERCENT * share for share in shares], marker="o", markersize=3,
                   label=label)
     if best is not None:
         axes.axvline(best, color="grey", linestyle=":", label="best.zip")
-    axes.set_xlabel("training steps")
+    axes.set_xlabel(label)
     axes.set_ylabel("labelled positions judged (%)")
     axes.set_ylim(0, PERCENT)
     axes.grid(alpha=0.3)
@@ -112,7 +119,7 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
     quality = quality_curves(history)
     if quality:
         figure, (axes, lower) = plt.subplots(2, 1, sharex=True, figsize=QUALITY_FIGURE_SIZE)
-        draw_quality(lower, quality, best_step(run_dir))
+        draw_quality(lower, quality, best_step(run_dir), x_label(history))
     else:
         figure, axes = plt.subplots(figsize=FIGURE_SIZE)
     for spec, (steps, rates) in curves(history).items():
@@ -123,7 +130,7 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
             axes.plot(losses[0], [100 * r for r in losses[1]], linestyle="--",
                       color=line.get_color(), label=f"{spec} (lost)")
     if not quality:
-        axes.set_xlabel("training steps")
+        axes.set_xlabel(x_label(history))
     axes.set_ylabel("games (%)")
     axes.set_ylim(0, 100)
     axes.grid(alpha=0.3)
