@@ -228,10 +228,19 @@ def test_plot_draws_a_png(tmp_path: Path) -> None:
 
 
 def test_plot_names_what_the_steps_count() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     ppo_history = [{"step": 100, "win_rates": {"random": 0.5}}]
-    az_history = [{"step": 5000, "iteration": 3, "win_rates": {"random": 0.5}}]
+    az_history = [{"step": 5000, "iteration": 3, "win_rates": {"random": 0.5},
+                   "quality": {"kept_rate": 0.7, "best_rate": 0.6}}]
     assert plot.x_label(ppo_history) == "training steps"
-    assert plot.x_label(az_history) == "self-play positions"
+    figure, axes = plt.subplots()
+    plot.draw_quality(axes, plot.quality_curves(az_history), None, plot.x_label(az_history))
+    assert axes.get_xlabel() == "self-play positions"
+    plt.close(figure)
 
 
 def test_mobility_planes_match_the_rules_legal_moves() -> None:

@@ -92,15 +92,15 @@ def best_step(run_dir: Path) -> int | None:
 
 
 def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
-                 best: int | None, label: str) -> None:
-    """The quality panel: one line per share, and the step of ``best.zip``; ``label`` names
-    the x axis."""
+                 best: int | None, x_axis: str) -> None:
+    """The quality panel: one line per share, and the step of ``best.zip``; ``x_axis``
+    names the x axis."""
     for label, (steps, shares) in lines.items():
         axes.plot(steps, [PERCENT * share for share in shares], marker="o", markersize=3,
                   label=label)
     if best is not None:
         axes.axvline(best, color="grey", linestyle=":", label="best.zip")
-    axes.set_xlabel(label)
+    axes.set_xlabel(x_axis)
     axes.set_ylabel("labelled positions judged (%)")
     axes.set_ylim(0, PERCENT)
     axes.grid(alpha=0.3)
