@@ -67,7 +67,14 @@ from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game, batch_of, put, take
 from boardgym.train.cli import CommandParser, game_names, progress_bar
-from boardgym.train.config import MAX_TORCH_THREADS, SEED_LIMIT, checked_type, read_yaml
+from boardgym.train.config import (
+    MAX_TORCH_THREADS,
+    SEED_LIMIT,
+    check_known_keys,
+    checked_type,
+    parse_sets,
+    read_yaml,
+)
 from boardgym.train.evaluate import play_match
 from boardgym.train.openings import unfinished_opening
 from boardgym.train.quality import Position, default_positions, judge, load_positions
@@ -245,28 +252,9 @@ def config_keys() -> list[str]:
     return [item.name for item in dataclasses.fields(AzConfig)]
 
 
-def parse_sets(items: Sequence[str]) -> dict[str, Any]:
-    """``--set key=value`` items as a dict, each value parsed as YAML.
-
-    Raises:
-        ValueError: an item without ``=`` or an unknown key.
-    """
-    overrides: dict[str, Any] = {}
-    for item in items:
-        key, separator, value = item.partition("=")
-        if not separator or not key.strip():
-            raise ValueError(f"--set needs key=value, got {item!r}")
-        overrides[key.strip()] = yaml.safe_load(value)
-    check_keys(overrides, "--set")
-    return overrides
-
-
 def check_keys(data: dict[str, Any], source: str) -> None:
     """Raise a ValueError naming unknown config keys in ``data`` (from ``source``)."""
-    unknown = sorted(set(data) - set(config_keys()))
-    if unknown:
-        raise ValueError(f"unknown config key(s) {unknown} in {source}; valid keys: "
-                         f"{', '.join(config_keys())}")
+    check_known_keys(data, config_keys(), source)
 
 
 def load_config(game: str, path: Path | None = None,
@@ -811,7 +799,7 @@ def prepare(args: argparse.Namespace) -> tuple[AzRun, bool]:
     Raises:
         ValueError, OSError: bad options, config or run folder (the message names the fix).
     """
-    overrides = parse_sets(args.set)
+    overrides = parse_sets(args.set, config_keys())
     overrides.update({key: value for key, value in (("seed", args.seed),
                                                     ("iterations", args.iterations),
                                                     ("minutes", args.minutes))

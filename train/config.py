@@ -12,6 +12,7 @@ import dataclasses
 import os
 import types
 import typing
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -250,11 +251,18 @@ def _keys() -> set[str]:
     return {f.name for f in dataclasses.fields(TrainConfig)}
 
 
-def _check_keys(data: dict[str, Any], source: str) -> None:
-    unknown = set(data) - _keys()
+def check_known_keys(data: dict[str, Any], valid: Iterable[str], source: str) -> None:
+    """Raise a ValueError naming the keys of ``data`` (read from ``source``) that are not
+    in ``valid``, and listing the valid ones."""
+    known = set(valid)
+    unknown = set(data) - known
     if unknown:
         raise ValueError(f"unknown config key(s) {sorted(unknown)} in {source}; valid keys: "
-                         f"{', '.join(sorted(_keys()))}")
+                         f"{', '.join(sorted(known))}")
+
+
+def _check_keys(data: dict[str, Any], source: str) -> None:
+    check_known_keys(data, _keys(), source)
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
@@ -274,20 +282,30 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def parse_overrides(items: list[str]) -> dict[str, Any]:
-    """``["key=value", ...]`` as a dict, each value parsed as YAML.
+def parse_sets(items: Sequence[str], valid: Iterable[str]) -> dict[str, Any]:
+    """``--set key=value`` items as a dict, each value parsed as YAML, each key one of
+    ``valid``.
 
     Raises:
         ValueError: an item without ``=`` or an unknown key.
     """
     overrides: dict[str, Any] = {}
     for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
+        key, separator, value = item.partition("=")
+        if not separator or not key.strip():
             raise ValueError(f"--set needs key=value, got {item!r}")
         overrides[key.strip()] = yaml.safe_load(value)
-    _check_keys(overrides, "--set")
+    check_known_keys(overrides, valid, "--set")
     return overrides
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``["key=value", ...]`` as a dict of ``TrainConfig`` keys (``parse_sets``).
+
+    Raises:
+        ValueError: an item without ``=`` or an unknown key.
+    """
+    return parse_sets(items, _keys())
 
 
 def load_config(game: str, path: Path | None = None, overrides: dict[str, Any] | None = None,
