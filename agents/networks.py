@@ -19,6 +19,7 @@ checkpoint can name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -59,6 +60,13 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
 
 
+FEATURE_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "relu": torch.relu, "tanh": torch.tanh}
+"""``BoardCNN``'s feature-layer activations. ``relu`` (the checkpoints made before the choice
+existed) loses most of its units for good in PPO's first updates (a unit whose input goes
+negative on every board gets no gradient again); ``tanh`` cannot die."""
+
+
 class BoardCNN(BaseFeaturesExtractor):
     """Features of a ``(planes, rows, cols)`` board: stem conv, residual blocks, dense layer.
 
@@ -69,14 +77,19 @@ class BoardCNN(BaseFeaturesExtractor):
         features_dim: size of the output feature vector.
         mobility: Reversi only: add the legal-move planes of both sides as inputs (how many
             moves each side has is the heart of Reversi strategy; computed, not learned).
+        features_activation: the feature layer's activation (``FEATURE_ACTIVATIONS``).
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, or a size is not positive.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
-                 features_dim: int = 256, mobility: bool = False) -> None:
+                 features_dim: int = 256, mobility: bool = False,
+                 features_activation: str = "relu") -> None:
         shape = observation_space.shape
+        if features_activation not in FEATURE_ACTIVATIONS:
+            raise ValueError(f"BoardCNN features_activation must be one of "
+                             f"{sorted(FEATURE_ACTIVATIONS)}, got {features_activation!r}")
         if not isinstance(observation_space, gym.spaces.Box) or shape is None or len(shape) != 3:
             raise ValueError(f"BoardCNN needs a Box observation of shape (planes, rows, cols), "
                              f"got {observation_space}")
@@ -86,6 +99,7 @@ class BoardCNN(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         planes, rows, cols = shape
         self.mobility = mobility
+        self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
@@ -99,7 +113,7 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
-        return torch.relu(self.head(torch.flatten(x, start_dim=1)))
+        return self.features_activation(self.head(torch.flatten(x, start_dim=1)))
 
 
 # -- board symmetries ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from boardgym.agents.networks import FEATURE_ACTIVATIONS
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
 
@@ -39,7 +40,8 @@ TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: 
 POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
-                 "features_dim")
+                 "features_dim", "teacher_steps",
+                 "teacher_epochs")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings")
 """Integer keys where 0 means none (no residual block) or off."""
 
@@ -61,8 +63,10 @@ class TrainConfig:
             ``total_timesteps``).
         batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef,
             vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
-        channels, blocks, features_dim, mobility: the ``BoardCNN`` feature extractor
-            (``mobility``: Reversi's legal-move planes as extra inputs).
+        channels, blocks, features_dim, mobility, features_activation: the ``BoardCNN``
+            feature extractor (``mobility``: Reversi's legal-move planes as extra inputs;
+            ``features_activation``: ``"relu"`` or ``"tanh"``, see
+            ``agents.networks.FEATURE_ACTIVATIONS``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -93,6 +97,11 @@ class TrainConfig:
             the selection part of the game's labelled set (``quality.selection_positions``);
             ``best.zip`` is then the snapshot with the best quality score. 0: off.
         patience: stop the run after this many evaluations without a new best (0: never).
+        teacher: an az checkpoint (``boardgym az``) of the same game and board that the
+            learner is distilled toward after each rollout (``train.teacher``); ``None``: none.
+        teacher_coef: the distillation weight at step 0.
+        teacher_steps: the step where the distillation weight has fallen linearly to 0.
+        teacher_epochs: passes over each rollout's positions in the distillation.
     """
 
     game: str
@@ -117,6 +126,7 @@ class TrainConfig:
     blocks: int = 2
     features_dim: int = 256
     mobility: bool = False
+    features_activation: str = "relu"
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
@@ -134,6 +144,10 @@ class TrainConfig:
     opening_plies: list[int] | None = None
     eval_quality: int = 0
     patience: int = 0
+    teacher: str | None = None
+    teacher_coef: float = 1.0
+    teacher_steps: int = 1_000_000
+    teacher_epochs: int = 1
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -162,6 +176,9 @@ class TrainConfig:
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
                              f"{self.lr_schedule!r}")
+        if self.features_activation not in FEATURE_ACTIVATIONS:
+            raise ValueError(f"features_activation must be one of {sorted(FEATURE_ACTIVATIONS)}, "
+                             f"got {self.features_activation!r}")
         if self.vectorization not in VECTORIZATIONS:
             raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
                              f"{self.vectorization!r}")
@@ -174,6 +191,8 @@ class TrainConfig:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be 0 or a positive integer, got "
                                  f"{getattr(self, name)}; fix it with --set {name}=...")
+        if self.teacher_coef < 0:
+            raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
         if self.snapshot_weight <= 0:
             raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
         plies = self.opening_plies

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -58,6 +59,7 @@ from boardgym.train.runs import (
     seed_everything,
     set_rng_state,
 )
+from boardgym.train.teacher import Kickstart, load_teacher
 
 PoolMaker = Callable[[TrainConfig], OpponentPool]
 
@@ -103,7 +105,8 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
         "features_extractor": "BoardCNN",
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
                                       "features_dim": config.features_dim,
-                                      "mobility": config.mobility},
+                                      "mobility": config.mobility,
+                                      "features_activation": config.features_activation},
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
         "activation": "Tanh",
         "share_features_extractor": True,
@@ -173,7 +176,10 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
-    callback = RunCallback(run, hooks)
+    callback: BaseCallback = RunCallback(run, hooks)
+    teacher = load_teacher(config)
+    if teacher is not None:
+        callback = CallbackList([callback, Kickstart(config, teacher)])
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=resume_state is None,
                     progress_bar=progress, tb_log_name=run.algo)
@@ -243,6 +249,7 @@ def prepare(args: argparse.Namespace, algo: str,
     config = load_config(args.game, args.config, overrides)
     check_mobility(config)
     check_quality(config)
+    load_teacher(config)
     return new_run(config, args.runs_dir, make_pool(config), algo), None
 
 
