@@ -1,8 +1,9 @@
 """Kickstarting: distil an az network into the PPO learner (config key ``teacher``).
 
 With ``teacher: PATH`` (an az checkpoint of ``boardgym az``, same game and board), each
-rollout ends with ``teacher_epochs`` passes of minibatch gradient steps (``batch_size``, the policy's own
-optimizer and ``max_grad_norm``) on the rollout's positions, before PPO's update, on
+rollout ends with ``teacher_epochs`` passes of minibatch gradient steps (``batch_size``, the
+policy's own optimizer and ``max_grad_norm``) on the rollout's positions, before PPO's
+update, on
 
     w(step) * [ KL(teacher policy || learner policy) + vf_coef * (V_learner - v_teacher)^2 ]
 
@@ -20,7 +21,9 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from torch.nn import functional
 
 from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
@@ -105,7 +108,9 @@ class Kickstart(BaseCallback):
         self.logger.record("teacher/weight", weight)
         if weight <= 0.0:
             return
+        assert isinstance(self.model, OnPolicyAlgorithm)  # MaskablePPO
         buffer = self.model.rollout_buffer
+        assert isinstance(buffer, MaskableRolloutBuffer)
         obs = torch.as_tensor(buffer.observations.reshape(-1, *buffer.obs_shape),
                               dtype=torch.float32)
         masks = torch.as_tensor(buffer.action_masks.reshape(len(obs), -1) > 0)

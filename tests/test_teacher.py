@@ -1,0 +1,116 @@
+"""Kickstarting (config key ``teacher``): an az network distilled into the PPO learner; and
+``BoardCNN``'s feature activation (``features_activation``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+from boardgym.agents.az.checkpoint import load_network as load_az_network
+from boardgym.agents.networks import BoardCNN
+from boardgym.agents.policy import load_network, masked_logits
+from boardgym.envs.games import game
+from boardgym.train import ppo
+from boardgym.train.config import load_config
+from boardgym.train.quality import default_positions, load_positions
+from boardgym.train.teacher import teacher_weight
+
+ROOT = Path(__file__).resolve().parent.parent
+TEACHER = ROOT / "checkpoints" / "tictactoe_az.zip"
+TINY = ["--no-progress", "--set", "n_envs=8", "--set", "n_steps=64", "--set", "batch_size=128",
+        "--set", "n_epochs=1", "--set", "channels=16", "--set", "blocks=1",
+        "--set", "features_dim=64", "--set", "net_arch=[32]", "--set", "eval_games=4",
+        "--set", "eval_opponents=[random]", "--set", "opponents=[random]",
+        "--set", "opponent_weights=null", "--set", "learning_rate=0.003",
+        "--set", "features_activation=tanh"]
+STEPS = 8192
+
+
+def train_tiny(tmp_path: Path, *extra: str) -> Path:
+    """The last checkpoint of a tiny tic-tac-toe run with the ``extra`` arguments."""
+    folder = tmp_path / str(len(list(tmp_path.iterdir())))
+    assert ppo.main(["tictactoe", "--timesteps", str(STEPS), "--runs-dir", str(folder),
+                     *TINY, *extra]) == 0
+    (run,) = folder.iterdir()
+    return run / "checkpoints" / "last.zip"
+
+
+def kl_to_teacher(checkpoint: Path) -> float:
+    """Mean KL divergence from the teacher's policy to the checkpoint's over the legal moves
+    of the labelled tic-tac-toe positions."""
+    record = game("tictactoe")
+    module = record.rules
+    states = [module.parse(position.text) for position in
+              load_positions(default_positions(record), record)]
+    observations = np.stack([module.observation(state) for state in states]).astype(np.float32)
+    masks = np.stack([module.legal_mask(state) for state in states])
+    teacher, _ = load_az_network(TEACHER)
+    with torch.no_grad():
+        teacher_logits = teacher(torch.as_tensor(observations))[0].numpy()
+    learner_logits = masked_logits(load_network(checkpoint)[0], observations, masks)
+    teacher_logp = np.where(masks, log_softmax(np.where(masks, teacher_logits, -np.inf)), 0.0)
+    learner_logp = np.where(masks, log_softmax(learner_logits), 0.0)
+    gap = np.where(masks, np.exp(teacher_logp) * (teacher_logp - learner_logp), 0.0)
+    print(f"KL to the teacher: {gap.sum(axis=1).mean():.3f}")
+    return float(gap.sum(axis=1).mean())
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-probabilities of logits that are ``-inf`` at illegal moves."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def test_the_teacher_pulls_the_learner_toward_its_policy(tmp_path: Path) -> None:
+    plain = kl_to_teacher(train_tiny(tmp_path))
+    taught = kl_to_teacher(train_tiny(tmp_path, "--set", f"teacher={TEACHER}",
+                                      "--set", "teacher_epochs=8",
+                                      "--set", f"teacher_steps={2 * STEPS}"))
+    assert taught < 0.5 * plain
+
+
+def test_the_teacher_weight_falls_linearly_to_zero() -> None:
+    config = load_config("tictactoe", overrides={"teacher_coef": 2.0, "teacher_steps": 1000})
+    weights = [teacher_weight(config, step) for step in (0, 250, 1000, 5000)]
+    assert weights == [2.0, 1.5, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(("teacher", "message"), [
+    ("reversi_az.zip", "trained for 'reversi'"),
+    ("tictactoe.zip", "not an az checkpoint"),
+    ("missing.zip", "missing.zip"),
+])
+def test_a_wrong_teacher_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                teacher: str, message: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        ppo.main(["tictactoe", "--runs-dir", str(tmp_path), "--no-progress",
+                  "--set", f"teacher={ROOT / 'checkpoints' / teacher}"])
+    error = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and len(error.splitlines()) == 1
+    assert message in error and "teacher" in error
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_teacher_of_another_board_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="board"):
+        ppo.prepare(ppo.build_parser().parse_args(
+            ["four_in_a_row", "--runs-dir", str(tmp_path), "--set", "env_kwargs={rows: 5}",
+             "--set", f"teacher={ROOT / 'checkpoints' / 'four_in_a_row_az.zip'}"]),
+            ppo.ALGO, ppo.default_pool)
+    assert not list(tmp_path.iterdir())
+
+
+def test_tanh_features_stay_in_range_and_unknown_activations_are_refused() -> None:
+    space = gym.spaces.Box(0, 1, (2, 3, 3), np.uint8)
+    features = BoardCNN(space, channels=8, blocks=1, features_dim=16,
+                        features_activation="tanh")(torch.full((4, 2, 3, 3), 1.0))
+    assert features.shape == (4, 16) and bool((features.abs() < 1).all())
+    assert bool((features < 0).any())  # relu features never are
+    with pytest.raises(ValueError, match="features_activation"):
+        BoardCNN(space, features_activation="sigmoid")
+    with pytest.raises(ValueError, match="features_activation"):
+        load_config("tictactoe", overrides={"features_activation": "sigmoid"})
