@@ -78,6 +78,12 @@ class BoardCNN(BaseFeaturesExtractor):
         mobility: Reversi only: add the legal-move planes of both sides as inputs (how many
             moves each side has is the heart of Reversi strategy; computed, not learned).
         features_activation: the feature layer's activation (``FEATURE_ACTIVATIONS``).
+        head_planes: when positive, a 1x1 convolution (and relu) first squeezes the tower's
+            ``channels`` planes to this many, as the az network's heads do; 0: the feature
+            layer reads all ``channels`` planes (the checkpoints made before the choice). With
+            all planes, the feature layer has so many non-negative inputs that Adam's first
+            steps at PPO's learning rates push every unit's input far from 0 at once (a relu
+            unit dies, a tanh unit saturates): the features stop depending on the board.
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, or a size is not positive.
@@ -85,7 +91,7 @@ class BoardCNN(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
-                 features_activation: str = "relu") -> None:
+                 features_activation: str = "relu", head_planes: int = 0) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -103,7 +109,8 @@ class BoardCNN(BaseFeaturesExtractor):
         extra = ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
-        self.head = nn.Linear(channels * rows * cols, features_dim)
+        self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
+        self.head = nn.Linear((head_planes or channels) * rows * cols, features_dim)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Feature vectors ``(batch, features_dim)`` of a batch of boards."""
@@ -113,6 +120,8 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
+        if isinstance(self.squeeze, nn.Conv2d):
+            x = torch.relu(self.squeeze(x))
         return self.features_activation(self.head(torch.flatten(x, start_dim=1)))
 
 

@@ -42,7 +42,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "snapshot_every", "league_games", "max_snapshots", "channels",
                  "features_dim", "teacher_steps",
                  "teacher_epochs")
-NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings")
+NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -67,6 +67,7 @@ class TrainConfig:
             feature extractor (``mobility``: Reversi's legal-move planes as extra inputs;
             ``features_activation``: ``"relu"`` or ``"tanh"``, see
             ``agents.networks.FEATURE_ACTIVATIONS``).
+        head_planes: ``BoardCNN``'s 1x1 squeeze before the feature layer (0: none).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -127,6 +128,7 @@ class TrainConfig:
     features_dim: int = 256
     mobility: bool = False
     features_activation: str = "relu"
+    head_planes: int = 0
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
