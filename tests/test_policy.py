@@ -112,6 +112,8 @@ def rewrite_record(source: Path, target: Path, change: dict[str, object]) -> Pat
     ({"features_extractor_kwargs": {"channels": 10 ** 9}}, "channels=1000000000 is not an"),
     ({"features_extractor_kwargs": {"channels": "32"}}, "is not int"),
     ({"features_extractor_kwargs": {"observation_space": 1}}, "takes no argument"),
+    ({"features_extractor_kwargs": {"features_activation": "os.system"}},
+     "features_activation must be one of ['relu', 'tanh']"),
     ({"net_arch": {"pi": [64], "vf": [64], "x": []}}, "net_arch must be"),
     ({"share_features_extractor": "yes"}, "not bool"),
     ({"extra": 1}, "unknown keys ['extra']"),

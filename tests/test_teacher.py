@@ -1,5 +1,5 @@
 """Kickstarting (config key ``teacher``): an az network distilled into the PPO learner; and
-``BoardCNN``'s feature activation (``features_activation``)."""
+``BoardCNN``'s feature layer (``features_activation``, ``head_planes``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from boardgym import agents
 from boardgym.agents.az.checkpoint import load_network as load_az_network
 from boardgym.agents.networks import BoardCNN
-from boardgym.agents.policy import load_network, masked_logits
+from boardgym.agents.policy import load_network, masked_logits, read_metadata
 from boardgym.envs.games import game
 from boardgym.train import ppo
 from boardgym.train.config import load_config
@@ -55,7 +56,6 @@ def kl_to_teacher(checkpoint: Path) -> float:
     teacher_logp = np.where(masks, log_softmax(np.where(masks, teacher_logits, -np.inf)), 0.0)
     learner_logp = np.where(masks, log_softmax(learner_logits), 0.0)
     gap = np.where(masks, np.exp(teacher_logp) * (teacher_logp - learner_logp), 0.0)
-    print(f"KL to the teacher: {gap.sum(axis=1).mean():.3f}")
     return float(gap.sum(axis=1).mean())
 
 
@@ -114,3 +114,14 @@ def test_tanh_features_stay_in_range_and_unknown_activations_are_refused() -> No
         BoardCNN(space, features_activation="sigmoid")
     with pytest.raises(ValueError, match="features_activation"):
         load_config("tictactoe", overrides={"features_activation": "sigmoid"})
+
+
+def test_a_squeezed_feature_layer_round_trips_through_a_checkpoint(tmp_path: Path) -> None:
+    last = train_tiny(tmp_path, "--set", "head_planes=2")
+    kwargs = read_metadata(last)["policy"]["features_extractor_kwargs"]
+    assert kwargs["head_planes"] == 2 and kwargs["features_activation"] == "tanh"
+    policy = load_network(last)[0]
+    squeeze = policy.features_extractor.squeeze
+    assert isinstance(squeeze, torch.nn.Conv2d) and squeeze.out_channels == 2
+    assert agents.make("tictactoe", str(last)).act(game("tictactoe").rules.initial_state(),
+                                                   np.random.default_rng(0)) in range(9)
