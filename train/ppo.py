@@ -244,6 +244,7 @@ def prepare(args: argparse.Namespace, algo: str,
                              "its config.yaml)")
         run, state = open_run(args.resume, overrides, args.game)
         check_quality(run.config)
+        load_teacher(run.config)
         return run, state
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
