@@ -15,10 +15,12 @@ from boardgym.agents.az.checkpoint import load_network as load_az_network
 from boardgym.agents.networks import BoardCNN
 from boardgym.agents.policy import load_network, masked_logits, read_metadata
 from boardgym.envs.games import game
+from boardgym.envs.games.core import join
 from boardgym.train import ppo
 from boardgym.train.config import load_config
+from boardgym.train.environments import make_vec_env
 from boardgym.train.quality import default_positions, load_positions
-from boardgym.train.teacher import teacher_weight
+from boardgym.train.teacher import Kickstart, Targets, load_teacher, teacher_weight
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "checkpoints" / "tictactoe_az.zip"
@@ -77,6 +79,44 @@ def test_the_teacher_weight_falls_linearly_to_zero() -> None:
     config = load_config("tictactoe", overrides={"teacher_coef": 2.0, "teacher_steps": 1000})
     weights = [teacher_weight(config, step) for step in (0, 250, 1000, 5000)]
     assert weights == [2.0, 1.5, 0.0, 0.0]
+
+
+class CheckedKickstart(Kickstart):
+    """``Kickstart`` that checks each rollout's search targets against the rollout."""
+
+    checked = 0
+
+    def targets(self) -> Targets:
+        targets = super().targets()
+        rules = game("tictactoe").rules
+        searched = join([states for _, _, states in self.picked])
+        assert np.array_equal(rules.observation(searched), targets.obs.numpy())
+        assert np.array_equal(rules.legal_mask(searched), targets.masks.numpy())
+        assert len(targets.obs) == self.rollout().buffer_size * 3  # ceil(40 / 16) a step
+        policy = targets.policy.numpy()
+        assert np.allclose(policy.sum(axis=1), 1.0) and not policy[~targets.masks.numpy()].any()
+        assert np.all(np.abs(targets.values.numpy()) <= 1.0)
+        CheckedKickstart.checked += 1
+        return targets
+
+
+def test_a_search_teacher_searches_the_positions_the_learner_saw(tmp_path: Path) -> None:
+    run, _ = ppo.prepare(ppo.build_parser().parse_args(
+        ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
+         "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
+         "--set", "teacher_positions=40", "--set", "opening_plies=[0,4]"]),
+        ppo.ALGO, ppo.default_pool)
+    teacher = load_teacher(run.config)
+    assert teacher is not None
+    model = ppo.build_model(run.config, make_vec_env(run.config, run.pool), None)
+    model.learn(3 * 8 * 16, callback=CheckedKickstart(run.config, teacher))
+    assert CheckedKickstart.checked == 3
+
+
+def test_a_search_teacher_needs_the_batched_env() -> None:
+    with pytest.raises(ValueError, match="vectorization=dummy"):
+        load_config("tictactoe", overrides={"teacher_simulations": 8,
+                                            "vectorization": "dummy"})
 
 
 @pytest.mark.parametrize(("teacher", "message"), [

@@ -40,9 +40,9 @@ TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: 
 POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
-                 "features_dim", "teacher_steps",
-                 "teacher_epochs")
-NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes")
+                 "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions")
+NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
+                     "teacher_simulations")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -103,6 +103,10 @@ class TrainConfig:
         teacher_coef: the distillation weight at step 0.
         teacher_steps: the step where the distillation weight has fallen linearly to 0.
         teacher_epochs: passes over each rollout's positions in the distillation.
+        teacher_simulations: 0: the targets are the teacher network's raw policy and value on
+            every position of the rollout; N > 0: its Gumbel search of N simulations (the
+            ``az:N`` player) on ``teacher_positions`` positions drawn from each rollout.
+        teacher_positions: positions searched per rollout when ``teacher_simulations > 0``.
     """
 
     game: str
@@ -150,6 +154,8 @@ class TrainConfig:
     teacher_coef: float = 1.0
     teacher_steps: int = 1_000_000
     teacher_epochs: int = 1
+    teacher_simulations: int = 0
+    teacher_positions: int = 2048
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -195,6 +201,9 @@ class TrainConfig:
                                  f"{getattr(self, name)}; fix it with --set {name}=...")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
+        if self.teacher_simulations > 0 and self.vectorization == "dummy":
+            raise ValueError("teacher_simulations searches the batched env's positions; drop "
+                             "--set vectorization=dummy or set teacher_simulations=0")
         if self.snapshot_weight <= 0:
             raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
         plies = self.opening_plies

@@ -169,6 +169,7 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
         The trained model; ``checkpoints/last.zip`` holds it too.
     """
     config = run.config
+    teacher = load_teacher(config)  # before set_num_threads: loading sets play's one thread
     torch.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
     vec_env = make_vec_env(config, run.pool)
@@ -178,7 +179,6 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
     callback: BaseCallback = RunCallback(run, hooks)
-    teacher = load_teacher(config)
     if teacher is not None:
         callback = CallbackList([callback, Kickstart(config, teacher)])
     if remaining > 0:

@@ -1,23 +1,31 @@
-"""Kickstarting: distil an az network into the PPO learner (config key ``teacher``).
+"""Kickstarting: distil an az player into the PPO learner (config key ``teacher``).
 
 With ``teacher: PATH`` (an az checkpoint of ``boardgym az``, same game and board), each
 rollout ends with ``teacher_epochs`` passes of minibatch gradient steps (``batch_size``, the
-policy's own optimizer and ``max_grad_norm``) on the rollout's positions, before PPO's
+policy's own optimizer and ``max_grad_norm``) on positions of the rollout, before PPO's
 update, on
 
     w(step) * [ KL(teacher policy || learner policy) + vf_coef * (V_learner - v_teacher)^2 ]
 
 where the KL runs over the legal moves (the rollout's masks) and ``w`` falls linearly from
 ``teacher_coef`` at step 0 to 0 at ``teacher_steps``; from there on the run is plain PPO.
-The teacher sees the learner's observations as they are: the env's planes are the
-mover's-view planes that the az network was trained on. The teacher is a network, never a
-search: one forward pass per rollout. (Schmitt et al. 2018, "Kickstarting Deep
-Reinforcement Learning".)
+The targets (``Targets``) come from the ``az:N`` player of the checkpoint, N =
+``teacher_simulations``:
+
+- N = 0: the network's raw policy and value on every position of the rollout (one forward
+  pass on the learner's own observations: the env's planes are the mover's-view planes the
+  az network was trained on).
+- N > 0: the improved policy and root value of its Gumbel search (with the game's exact
+  solver near the end) on ``teacher_positions`` positions of the rollout, drawn evenly over
+  its steps; the search reads the batched env's rules states, recorded as the rollout runs.
+
+(Schmitt et al. 2018, "Kickstarting Deep Reinforcement Learning"; the search targets are
+AlphaZero's.)
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -26,18 +34,22 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from torch.nn import functional
 
-from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
-from boardgym.agents.az.network import AzNet
+from boardgym.agents.az import player
+from boardgym.agents.az.checkpoint import CheckpointError
+from boardgym.agents.az.search import softmax
 from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs, initial_state
+from boardgym.envs.games.core import join, take
+from boardgym.envs.sb3 import SB3VecEnv
 from boardgym.train.config import TrainConfig
 
 MASKED = -1e9
 """Logit of an illegal move in the distillation loss (finite, so 0 * it stays 0)."""
 
 
-def load_teacher(config: TrainConfig) -> AzNet | None:
-    """The az network of ``config.teacher`` (None without one), checked against the run.
+def load_teacher(config: TrainConfig) -> player.AzAgent | None:
+    """The ``az:teacher_simulations`` player of ``config.teacher`` (None without one), checked
+    against the run.
 
     Raises:
         ValueError: no such file, not an az checkpoint, or another game or board (the
@@ -46,18 +58,14 @@ def load_teacher(config: TrainConfig) -> AzNet | None:
     if config.teacher is None:
         return None
     try:
-        net, record = load_network(config.teacher)
-        check_game(record, config.game, config.teacher)
+        agent = player.load(config.teacher, config.game, config.teacher_simulations)
+        agent.check_board(initial_state(config.game, config.env_kwargs))
     except (FileNotFoundError, CheckpointError) as error:
         raise ValueError(f"teacher: {error}; give --set teacher=PATH of an az checkpoint "
-                         f"for {config.game} (or null)") from None
-    if initial_state(config.game, record["env_kwargs"]) != initial_state(config.game,
-                                                                          config.env_kwargs):
-        raise ValueError(f"teacher {config.teacher} was trained on the board "
-                         f"{record['env_kwargs'] or 'default'}, the run plays "
-                         f"{board_kwargs(config.env_kwargs) or 'the default board'}; give a "
-                         "teacher of this board")
-    return net
+                         f"for {config.game} on "
+                         f"{board_kwargs(config.env_kwargs) or 'the default board'} "
+                         "(or null)") from None
+    return agent
 
 
 def teacher_weight(config: TrainConfig, step: int) -> float:
@@ -71,18 +79,42 @@ def masked_log_softmax(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tenso
     return functional.log_softmax(logits.masked_fill(~masks, MASKED), dim=1)
 
 
-def distillation_loss(policy: Any, teacher: AzNet, obs: torch.Tensor, masks: torch.Tensor,
-                      vf_coef: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(loss, kl, value_error)`` of ``policy`` against ``teacher`` on a batch: the mean KL
-    from the teacher's masked policy to the learner's, plus ``vf_coef`` times the mean
-    squared gap between the learner's values and the teacher's."""
-    with torch.no_grad():
-        teacher_logits, teacher_values = teacher(obs)
-        teacher_logp = masked_log_softmax(teacher_logits, masks)
-    learner_logp = masked_log_softmax(action_logits(policy, obs), masks)
-    kl = (teacher_logp.exp() * (teacher_logp - learner_logp)).where(masks, 0.0).sum(1).mean()
-    value_error = functional.mse_loss(policy.predict_values(obs).flatten(), teacher_values)
+class Targets(NamedTuple):
+    """What the learner is pulled toward on B positions of a rollout."""
+
+    obs: torch.Tensor
+    """``(B, planes, rows, cols)`` the learner's observations."""
+    masks: torch.Tensor
+    """``(B, A)`` the legal moves (bool)."""
+    policy: torch.Tensor
+    """``(B, A)`` the teacher's move probabilities (0 on illegal moves, rows sum to 1)."""
+    values: torch.Tensor
+    """``(B,)`` the teacher's values for the side to move."""
+
+    def pick(self, index: np.ndarray) -> Targets:
+        """The targets of the positions ``index``."""
+        return Targets(*(field[index] for field in self))
+
+
+def distillation_loss(policy: Any, targets: Targets, vf_coef: float
+                      ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(loss, kl, value_error)`` of ``policy`` on a batch of ``targets``: the mean KL from
+    the teacher's policy to the learner's over the legal moves, plus ``vf_coef`` times the
+    mean squared gap between the learner's values and the teacher's."""
+    learner_logp = masked_log_softmax(action_logits(policy, targets.obs), targets.masks)
+    teacher = targets.policy
+    kl = (torch.xlogy(teacher, teacher) - teacher * learner_logp).sum(1).mean()
+    value_error = functional.mse_loss(policy.predict_values(targets.obs).flatten(),
+                                      targets.values)
     return kl + vf_coef * value_error, kl, value_error
+
+
+def as_targets(obs: np.ndarray, masks: np.ndarray, policy: np.ndarray, values: np.ndarray
+               ) -> Targets:
+    """``Targets`` of numpy arrays (float32; ``masks`` bool)."""
+    return Targets(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(masks),
+                   torch.as_tensor(policy, dtype=torch.float32),
+                   torch.as_tensor(values, dtype=torch.float32))
 
 
 class Kickstart(BaseCallback):
@@ -90,36 +122,70 @@ class Kickstart(BaseCallback):
 
     Args:
         config: the run's config (``teacher_coef``, ``teacher_steps``, ``batch_size``,
-            ``teacher_epochs``, ``vf_coef``, ``max_grad_norm``, ``seed``).
-        teacher: the teacher network (``load_teacher``).
+            ``teacher_epochs``, ``teacher_simulations``, ``teacher_positions``, ``vf_coef``,
+            ``max_grad_norm``, ``seed``).
+        teacher: the teacher (``load_teacher``).
     """
 
-    def __init__(self, config: TrainConfig, teacher: AzNet) -> None:
+    def __init__(self, config: TrainConfig, teacher: player.AzAgent) -> None:
         super().__init__()
         self.config = config
-        self.teacher = teacher.eval()
+        self.teacher = teacher
+        self.step_in_rollout = 0
+        self.picked: list[tuple[int, np.ndarray, Any]] = []
+        """``(rollout step, env indices, their rules states)`` recorded for the search."""
+
+    def _on_rollout_start(self) -> None:
+        self.step_in_rollout = 0
+        self.picked = []
+        self.record()
 
     def _on_step(self) -> bool:
+        """Record the positions of the next step (the env has just moved on to them)."""
+        self.step_in_rollout += 1
+        if self.step_in_rollout < self.rollout().buffer_size:
+            self.record()
         return True
 
-    def _on_rollout_end(self) -> None:
-        """Distil the teacher into the policy on the rollout just collected."""
-        weight = teacher_weight(self.config, self.model.num_timesteps)
-        self.logger.record("teacher/weight", weight)
-        if weight <= 0.0:
-            return
+    def rollout(self) -> MaskableRolloutBuffer:
+        """The model's rollout buffer."""
         assert isinstance(self.model, OnPolicyAlgorithm)  # MaskablePPO
         buffer = self.model.rollout_buffer
         assert isinstance(buffer, MaskableRolloutBuffer)
-        obs = torch.as_tensor(buffer.observations.reshape(-1, *buffer.obs_shape),
-                              dtype=torch.float32)
-        masks = torch.as_tensor(buffer.action_masks.reshape(len(obs), -1) > 0)
+        return buffer
+
+    def record(self) -> None:
+        """With a search teacher, keep the rules states of some games at this step of the
+        rollout: ``teacher_positions`` spread evenly over its steps, drawn from the seed, the
+        step count and the rollout step."""
+        if self.config.teacher_simulations == 0 or self.weight() <= 0.0:
+            return
+        env = self.training_env.unwrapped
+        assert isinstance(env, SB3VecEnv)  # the config refuses dummy vectorization
+        steps, games = self.rollout().buffer_size, env.num_envs
+        count = min(games, -(-self.config.teacher_positions // steps))
+        rng = np.random.default_rng([self.config.seed, self.model.num_timesteps,
+                                     self.step_in_rollout])
+        index = np.sort(rng.choice(games, size=count, replace=False))
+        self.picked.append((self.step_in_rollout, index, take(env.venv.state, index)))
+
+    def weight(self) -> float:
+        """The distillation weight now."""
+        return teacher_weight(self.config, self.model.num_timesteps)
+
+    def _on_rollout_end(self) -> None:
+        """Distil the teacher into the policy on the rollout just collected."""
+        weight = self.weight()
+        self.logger.record("teacher/weight", weight)
+        if weight <= 0.0:
+            return
+        targets = self.targets()
         kls, errors = [], []
         policy = self.model.policy
         policy.set_training_mode(True)
-        for batch in self.minibatches(len(obs)):
-            loss, kl, value_error = distillation_loss(policy, self.teacher, obs[batch],
-                                                      masks[batch], self.config.vf_coef)
+        for batch in self.minibatches(len(targets.obs)):
+            loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
+                                                      self.config.vf_coef)
             policy.optimizer.zero_grad()
             (weight * loss).backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), self.config.max_grad_norm)
@@ -129,6 +195,21 @@ class Kickstart(BaseCallback):
         policy.set_training_mode(False)
         self.logger.record("teacher/kl", float(np.mean(kls)))
         self.logger.record("teacher/value_error", float(np.mean(errors)))
+
+    def targets(self) -> Targets:
+        """The teacher's targets on the rollout: the network's on all of its positions, or
+        the search's on the recorded ones."""
+        buffer = self.rollout()
+        obs = buffer.observations  # (steps, envs, planes, rows, cols)
+        masks = buffer.action_masks.reshape(buffer.buffer_size, buffer.n_envs, -1) > 0
+        if self.config.teacher_simulations == 0:
+            obs, masks = obs.reshape(-1, *obs.shape[2:]), masks.reshape(-1, masks.shape[2])
+            logits, values = self.teacher.evaluate(obs, masks)
+            return as_targets(obs, masks, softmax(logits), values)
+        steps = np.concatenate([np.full(len(index), step) for step, index, _ in self.picked])
+        games = np.concatenate([index for _, index, _ in self.picked])
+        found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
+        return as_targets(obs[steps, games], masks[steps, games], found.policy, found.value)
 
     def minibatches(self, size: int) -> list[np.ndarray]:
         """``teacher_epochs`` shuffles of ``range(size)`` cut into ``batch_size`` minibatches,

@@ -21,7 +21,7 @@ import torch
 from boardgym.agents import solvers
 from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
 from boardgym.agents.az.network import AzNet, Evaluator
-from boardgym.agents.az.search import SearchConfig, search
+from boardgym.agents.az.search import SearchConfig, SearchResult, search, softmax
 from boardgym.envs.games import canonical_name, rules
 from boardgym.envs.games.core import Game, batch_of
 
@@ -87,15 +87,23 @@ class AzAgent:
                                   f"{self.record['env_kwargs'] or 'the default size'}; play it on "
                                   "that board or train one for this board")
 
-    def act_batch(self, state: Any) -> np.ndarray:
-        """The move of each game of the batched, unfinished ``state``."""
+    def search_batch(self, state: Any) -> SearchResult:
+        """What the player finds in each game of the batched, unfinished ``state``: the move,
+        the policy (the search's improved policy; with 0 simulations the network's softmax
+        over the legal moves) and the value for the side to move (the root's mean; with 0
+        simulations the network's). ``visits`` is all zeros without a search."""
         self.check_board(state)
         masks = self.rules.legal_mask(state)
-        if self.simulations == 0:
-            logits, _ = self.evaluate(self.rules.observation(state), masks)
-            return logits.argmax(axis=1)
-        return search(self.rules, state, self.evaluate, self.config,
-                      np.zeros(masks.shape), self.leaf_values).action
+        if self.simulations > 0:
+            return search(self.rules, state, self.evaluate, self.config,
+                          np.zeros(masks.shape), self.leaf_values)
+        logits, values = self.evaluate(self.rules.observation(state), masks)
+        return SearchResult(logits.argmax(axis=1), softmax(logits),
+                            np.zeros(masks.shape, dtype=np.int64), values)
+
+    def act_batch(self, state: Any) -> np.ndarray:
+        """The move of each game of the batched, unfinished ``state``."""
+        return self.search_batch(state).action
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The move for the side to move of ``state`` (never an illegal one)."""

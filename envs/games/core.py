@@ -12,7 +12,7 @@ has the same fields as ``(N,)`` arrays; the bit functions of each game serve bot
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -209,6 +209,15 @@ def take(state: Any, index: np.ndarray) -> Any:
     return type(state)(*(f[index] if isinstance(f, np.ndarray) else f for f in state))
 
 
+def join(states: Sequence[Any]) -> Any:
+    """One batched state of the games of the batched ``states``, in order (the fields that are
+    not arrays, such as the board, are the first state's)."""
+    first = states[0]
+    return type(first)(*(np.concatenate([state[k] for state in states])
+                         if isinstance(value, np.ndarray) else value
+                         for k, value in enumerate(first)))
+
+
 def unbatch(state: Any, i: int) -> Any:
     """Game ``i`` of a batched state as a single state (Python ints)."""
     return type(state)(*(f[i].item() if isinstance(f, np.ndarray) else f for f in state))
@@ -235,4 +244,4 @@ def put(whole: Any, index: np.ndarray, part: Any) -> None:
 
 
 __all__ = ["Game", "IllegalMoveError", "NetworkSize", "Rules", "Style", "batch_of",
-           "for_side", "put", "side_view", "take", "unbatch"]
+           "for_side", "join", "put", "side_view", "take", "unbatch"]
