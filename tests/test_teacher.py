@@ -82,20 +82,26 @@ def test_the_teacher_weight_falls_linearly_to_zero() -> None:
 
 
 class CheckedKickstart(Kickstart):
-    """``Kickstart`` that checks each rollout's search targets against the rollout."""
+    """``Kickstart`` that checks each rollout's targets against the rollout."""
 
     checked = 0
 
     def targets(self) -> Targets:
         targets = super().targets()
         rules = game("tictactoe").rules
+        buffer = self.rollout()
+        assert len(targets.obs) == buffer.buffer_size * buffer.n_envs
+        rows = np.concatenate([step * buffer.n_envs + index for step, index, _ in self.picked])
+        assert len(rows) == buffer.buffer_size * 3  # ceil(40 / 16) a step
         searched = join([states for _, _, states in self.picked])
-        assert np.array_equal(rules.observation(searched), targets.obs.numpy())
-        assert np.array_equal(rules.legal_mask(searched), targets.masks.numpy())
-        assert len(targets.obs) == self.rollout().buffer_size * 3  # ceil(40 / 16) a step
+        assert np.array_equal(rules.observation(searched), targets.obs[rows].numpy())
+        assert np.array_equal(rules.legal_mask(searched), targets.masks[rows].numpy())
+        found = self.teacher.search_batch(searched)
+        assert np.allclose(found.policy, targets.policy[rows].numpy(), atol=1e-6)
+        assert np.allclose(found.value, targets.values[rows].numpy(), atol=1e-6)
         policy = targets.policy.numpy()
-        assert np.allclose(policy.sum(axis=1), 1.0) and not policy[~targets.masks.numpy()].any()
-        assert np.all(np.abs(targets.values.numpy()) <= 1.0)
+        assert np.allclose(policy.sum(axis=1), 1.0, atol=1e-5)
+        assert not policy[~targets.masks.numpy()].any()
         CheckedKickstart.checked += 1
         return targets
 

@@ -15,9 +15,11 @@ The targets (``Targets``) come from the ``az:N`` player of the checkpoint, N =
 - N = 0: the network's raw policy and value on every position of the rollout (one forward
   pass on the learner's own observations: the env's planes are the mover's-view planes the
   az network was trained on).
-- N > 0: the improved policy and root value of its Gumbel search (with the game's exact
-  solver near the end) on ``teacher_positions`` positions of the rollout, drawn evenly over
-  its steps; the search reads the batched env's rules states, recorded as the rollout runs.
+- N > 0: the same, except on ``teacher_positions`` positions of the rollout (drawn evenly
+  over its steps), where the targets are the improved policy and root value of its Gumbel
+  search (with the game's exact solver near the end). The search reads the batched env's
+  rules states, recorded as the rollout runs; the network alone covers the rest, so every
+  position still gets its gradient steps.
 
 (Schmitt et al. 2018, "Kickstarting Deep Reinforcement Learning"; the search targets are
 AlphaZero's.)
@@ -197,19 +199,22 @@ class Kickstart(BaseCallback):
         self.logger.record("teacher/value_error", float(np.mean(errors)))
 
     def targets(self) -> Targets:
-        """The teacher's targets on the rollout: the network's on all of its positions, or
-        the search's on the recorded ones."""
+        """The teacher's targets on every position of the rollout: the network's, replaced
+        by the search's on the recorded positions."""
         buffer = self.rollout()
         obs = buffer.observations  # (steps, envs, planes, rows, cols)
         masks = buffer.action_masks.reshape(buffer.buffer_size, buffer.n_envs, -1) > 0
-        if self.config.teacher_simulations == 0:
-            obs, masks = obs.reshape(-1, *obs.shape[2:]), masks.reshape(-1, masks.shape[2])
-            logits, values = self.teacher.evaluate(obs, masks)
-            return as_targets(obs, masks, softmax(logits), values)
-        steps = np.concatenate([np.full(len(index), step) for step, index, _ in self.picked])
-        games = np.concatenate([index for _, index, _ in self.picked])
-        found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
-        return as_targets(obs[steps, games], masks[steps, games], found.policy, found.value)
+        logits, values = self.teacher.evaluate(obs.reshape(-1, *obs.shape[2:]),
+                                               masks.reshape(-1, masks.shape[2]))
+        policy = softmax(logits).reshape(masks.shape)
+        values = values.reshape(masks.shape[:2])
+        if self.picked:
+            steps = np.concatenate([np.full(len(index), step) for step, index, _ in self.picked])
+            games = np.concatenate([index for _, index, _ in self.picked])
+            found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
+            policy[steps, games], values[steps, games] = found.policy, found.value
+        return as_targets(obs.reshape(-1, *obs.shape[2:]), masks.reshape(-1, masks.shape[2]),
+                          policy.reshape(-1, masks.shape[2]), values.reshape(-1))
 
     def minibatches(self, size: int) -> list[np.ndarray]:
         """``teacher_epochs`` shuffles of ``range(size)`` cut into ``batch_size`` minibatches,
