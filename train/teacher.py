@@ -38,7 +38,6 @@ from torch.nn import functional
 
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError
-from boardgym.agents.az.search import softmax
 from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs, initial_state
 from boardgym.envs.games.core import join, take
@@ -202,19 +201,16 @@ class Kickstart(BaseCallback):
         """The teacher's targets on every position of the rollout: the network's, replaced
         by the search's on the recorded positions."""
         buffer = self.rollout()
-        obs = buffer.observations  # (steps, envs, planes, rows, cols)
-        masks = buffer.action_masks.reshape(buffer.buffer_size, buffer.n_envs, -1) > 0
-        logits, values = self.teacher.evaluate(obs.reshape(-1, *obs.shape[2:]),
-                                               masks.reshape(-1, masks.shape[2]))
-        policy = softmax(logits).reshape(masks.shape)
-        values = values.reshape(masks.shape[:2])
+        games = buffer.n_envs
+        obs = buffer.observations.reshape(-1, *buffer.obs_shape)  # step-major, as stored
+        masks = buffer.action_masks.reshape(len(obs), -1) > 0
+        found = self.teacher.network_result(obs, masks)
+        policy, values = found.policy, found.value
         if self.picked:
-            steps = np.concatenate([np.full(len(index), step) for step, index, _ in self.picked])
-            games = np.concatenate([index for _, index, _ in self.picked])
+            rows = np.concatenate([step * games + index for step, index, _ in self.picked])
             found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
-            policy[steps, games], values[steps, games] = found.policy, found.value
-        return as_targets(obs.reshape(-1, *obs.shape[2:]), masks.reshape(-1, masks.shape[2]),
-                          policy.reshape(-1, masks.shape[2]), values.reshape(-1))
+            policy[rows], values[rows] = found.policy, found.value
+        return as_targets(obs, masks, policy, values)
 
     def minibatches(self, size: int) -> list[np.ndarray]:
         """``teacher_epochs`` shuffles of ``range(size)`` cut into ``batch_size`` minibatches,

@@ -97,7 +97,13 @@ class AzAgent:
         if self.simulations > 0:
             return search(self.rules, state, self.evaluate, self.config,
                           np.zeros(masks.shape), self.leaf_values)
-        logits, values = self.evaluate(self.rules.observation(state), masks)
+        return self.network_result(self.rules.observation(state), masks)
+
+    def network_result(self, observations: np.ndarray, masks: np.ndarray) -> SearchResult:
+        """The network alone on a batch of observations and legal ``masks``: the most likely
+        legal move, the softmax over the legal moves, the value for the side to move, no
+        visits."""
+        logits, values = self.evaluate(observations, masks)
         return SearchResult(logits.argmax(axis=1), softmax(logits),
                             np.zeros(masks.shape, dtype=np.int64), values)
 
