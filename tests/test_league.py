@@ -4,6 +4,7 @@ selection on play quality (``--eval-quality``, ``patience``)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -142,6 +143,23 @@ def test_selection_prefers_quality_then_win_score() -> None:
     assert selection_key(0.3, None) == [0.3]
 
 
+def test_selection_ranks_every_evaluation_holding_the_bar_above_the_others() -> None:
+    selection = Selection(QUALITY, bar=True)
+    offers = [(False, 0.8), (True, 0.5), (False, 0.9), (True, 0.6), (True, 0.55)]
+    kept = [selection.offer(selection_key(0.0, quality, held), step)
+            for step, (held, quality) in enumerate(offers)]
+    assert kept == [True, True, False, True, False]
+    assert selection.to_dict()["bar_held"] == 1.0 and selection.to_dict()["quality_score"] == 0.6
+    assert Selection.from_dict(selection.to_dict()) == selection
+
+
+@pytest.mark.parametrize(("bar", "names"), [({"random": 1.5}, "win rate in [0, 1]"),
+                                             ({"lookahead:2": 0.9}, "not one of the eval")])
+def test_a_bad_eval_bar_is_refused_naming_the_fix(bar: dict[str, float], names: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(names)):
+        load_config("tictactoe", overrides={"eval_opponents": ["random"], "eval_bar": bar})
+
+
 def train_tiny(tmp_path: Path, steps: int, *extra: str) -> Path:
     args = ["tictactoe", "--timesteps", str(steps), "--runs-dir", str(tmp_path), *TINY,
             "--eval-quality", "200", "--set", "checkpoint_every=1024", *extra]
@@ -171,6 +189,17 @@ def test_best_zip_is_the_evaluation_with_the_best_selection_quality(tmp_path: Pa
     assert judged.score == pytest.approx(best["quality_score"])
     assert plot.quality_curves(history) and plot.best_step(run) == best_step
     assert plot.plot(run).read_bytes().startswith(b"\x89PNG")
+
+
+def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> None:
+    run = train_tiny(tmp_path, 4096, "--set", "eval_every=1024",
+                     "--set", "eval_bar={random: 0.5}")
+    history = json.loads((run / "eval.json").read_text())
+    held = [record for record in history if record["win_rates"]["random"] >= 0.5]
+    best = json.loads((run / "best.json").read_text())
+    assert best["bar_held"] == float(bool(held))
+    if held:
+        assert best["quality_score"] == max(record["quality"]["score"] for record in held)
 
 
 def test_patience_stops_a_run_that_stopped_improving(tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ too). Without, every game starts from the start position, the first player drawn
 ``eval_quality: N`` each evaluation also judges the learner's greedy moves on N positions of
 the selection part of the game's labelled set (``train.quality``); ``best.zip`` is then the
 evaluation with the best quality score (ties: the best win score), and ``patience`` stops a
-run whose selection key has not improved for that many evaluations.
+run whose selection key has not improved for that many evaluations. With ``eval_bar``
+(``{spec: win rate}``), the evaluations where the learner held every bar rank above all
+others: ``best.zip`` is the best quality that keeps what a shipped checkpoint must keep.
 """
 
 from __future__ import annotations
@@ -209,9 +211,9 @@ class RunCallback(BaseCallback):
         self.quality_positions: list[Position] = [] if not count else selection_positions(
             record, count, board_kwargs(run.config.env_kwargs))
         """The selection positions judged at each evaluation (none: quality is off)."""
-        metric = QUALITY if count else WIN_RATE
-        if run.selection.metric != metric:  # a resume that turned eval_quality on or off
-            run.selection = Selection(metric)
+        metric, bar = QUALITY if count else WIN_RATE, bool(run.config.eval_bar)
+        if (run.selection.metric, run.selection.bar) != (metric, bar):  # a resume that
+            run.selection = Selection(metric, bar=bar)  # turned eval_quality or the bar on/off
         self.stopped = False
         """Set when ``patience`` evaluations in a row brought no new best."""
 
@@ -295,7 +297,9 @@ class RunCallback(BaseCallback):
         save_checkpoint(self.model, self.run.directory / CHECKPOINTS / f"step_{step}.zip",
                         config.game, config.env_kwargs)
         win_score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
-        self.select(selection_key(win_score, None if quality is None else quality.score), step)
+        held = all(wins[spec] >= rate for spec, rate in config.eval_bar.items())
+        self.select(selection_key(win_score, None if quality is None else quality.score,
+                                  held if config.eval_bar else None), step)
         return wins
 
     def select(self, key: list[float], step: int) -> None:

@@ -98,6 +98,9 @@ class TrainConfig:
             the selection part of the game's labelled set (``quality.selection_positions``);
             ``best.zip`` is then the snapshot with the best quality score. 0: off.
         patience: stop the run after this many evaluations without a new best (0: never).
+        eval_bar: ``{spec: win rate}`` of eval opponents: evaluations where the learner's win
+            rate against one of them is below its bar rank below every evaluation that
+            holds them all (``runs.selection_key``); ``{}``: no bar.
         teacher: an az checkpoint (``boardgym az``) of the same game and board that the
             learner is distilled toward after each rollout (``train.teacher``); ``None``: none.
         teacher_coef: the distillation weight at step 0.
@@ -150,6 +153,7 @@ class TrainConfig:
     opening_plies: list[int] | None = None
     eval_quality: int = 0
     patience: int = 0
+    eval_bar: dict[str, float] = field(default_factory=dict)
     teacher: str | None = None
     teacher_coef: float = 1.0
     teacher_steps: int = 1_000_000
@@ -222,6 +226,13 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
+        for spec, rate in self.eval_bar.items():
+            if spec not in self.eval_opponents:
+                raise ValueError(f"eval_bar names {spec!r}, not one of the eval_opponents "
+                                 f"{self.eval_opponents}; add it there or drop it from eval_bar")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
+                    or not 0.0 <= rate <= 1.0:
+                raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
 
     def _check_eval_openings(self) -> None:
         """Fair evaluation openings: an even number of games each, and a first fair opening

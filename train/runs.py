@@ -143,10 +143,18 @@ KEY_NAMES = {QUALITY: ("quality_score", "win_score"), WIN_RATE: ("win_score",)}
 """The parts of each metric's selection key, most important first."""
 
 
-def selection_key(win_score: float, quality_score: float | None) -> list[float]:
+BAR_NAME = "bar_held"
+"""The first part of the selection key of a run with an ``eval_bar``."""
+
+
+def selection_key(win_score: float, quality_score: float | None,
+                  bar_held: bool | None = None) -> list[float]:
     """What evaluations are ranked by: ``[quality_score, win_score]`` when the run judges
-    quality (ties in quality broken by the win score), else ``[win_score]``."""
-    return [win_score] if quality_score is None else [quality_score, win_score]
+    quality (ties in quality broken by the win score), else ``[win_score]``; with an
+    ``eval_bar`` (``bar_held`` not None), preceded by 1.0 where the evaluation held the bar
+    and 0.0 where not, so that every evaluation holding it ranks above every other."""
+    key = [win_score] if quality_score is None else [quality_score, win_score]
+    return key if bar_held is None else [float(bar_held), *key]
 
 
 @dataclass
@@ -155,6 +163,7 @@ class Selection:
 
     Attributes:
         metric: ``QUALITY`` or ``WIN_RATE`` (see ``selection_key``).
+        bar: whether the key starts with ``BAR_NAME`` (the run has an ``eval_bar``).
         key: the best evaluation's selection key, compared lexicographically; empty before
             the first evaluation.
         step: the best evaluation's step (-1 before the first).
@@ -165,6 +174,12 @@ class Selection:
     key: list[float] = field(default_factory=list)
     step: int = -1
     stalled: int = 0
+    bar: bool = False
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        """The names of the key's parts, most important first."""
+        return (BAR_NAME,) * self.bar + KEY_NAMES[self.metric]
 
     def offer(self, key: Sequence[float], step: int) -> bool:
         """Whether the evaluation of ``key`` at ``step`` is a new best (then it is kept as
@@ -178,14 +193,14 @@ class Selection:
     def to_dict(self) -> dict[str, Any]:
         """Plain data: ``best.json``'s content and the resume state's ``"selection"``."""
         return {"metric": self.metric, "step": self.step, "stalled": self.stalled,
-                **dict(zip(KEY_NAMES[self.metric], self.key, strict=False))}
+                **dict(zip(self.key_names, self.key, strict=False))}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Selection:
         """The selection saved by ``to_dict``."""
-        metric = data["metric"]
-        key = [data[name] for name in KEY_NAMES[metric] if name in data]
-        return cls(metric, key, data["step"], data["stalled"])
+        selection = cls(data["metric"], [], data["step"], data["stalled"], BAR_NAME in data)
+        selection.key = [data[name] for name in selection.key_names if name in data]
+        return selection
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> Selection:
