@@ -229,7 +229,8 @@ class TrainConfig:
         for spec, rate in self.eval_bar.items():
             if spec not in self.eval_opponents:
                 raise ValueError(f"eval_bar names {spec!r}, not one of the eval_opponents "
-                                 f"{self.eval_opponents}; add it there or drop it from eval_bar")
+                                 f"{self.eval_opponents}; add it there or drop the bar (--set "
+                                 "eval_bar={} for none)")
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
                     or not 0.0 <= rate <= 1.0:
                 raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
