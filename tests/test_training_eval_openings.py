@@ -160,7 +160,8 @@ def test_a_training_run_evaluates_from_fair_openings(tmp_path: Path) -> None:
     args = ["tictactoe", "--timesteps", str(steps), "--runs-dir", str(tmp_path),
             "--no-progress", *[f"--set={key}={json.dumps(value)}" for key, value in TINY.items()],
             "--set", "eval_games=4", "--set", "eval_openings=2",
-            "--set", "eval_opponents=[random, alphabeta:1]", "--set", "opponents=[random]", "--set", "eval_bar={}",
+            "--set", "eval_opponents=[random, alphabeta:1]", "--set", "opponents=[random]",
+            "--set", "eval_bar={}",
             "--set", "opponent_weights=null", "--set", f"eval_every={steps}",
             "--set", f"checkpoint_every={steps}"]
     assert ppo.main(args) == 0
