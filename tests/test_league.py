@@ -195,11 +195,15 @@ def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> No
     run = train_tiny(tmp_path, 4096, "--set", "eval_every=1024",
                      "--set", "eval_bar={random: 0.5}")
     history = json.loads((run / "eval.json").read_text())
-    held = [record for record in history if record["win_rates"]["random"] >= 0.5]
+    keys = {record["step"]: selection_key(record["win_rates"]["random"]
+                                          - record["loss_rates"]["random"],
+                                          record["quality"]["score"],
+                                          record["win_rates"]["random"] >= 0.5)
+            for record in history}
+    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
     best = json.loads((run / "best.json").read_text())
-    assert best["bar_held"] == float(bool(held))
-    if held:
-        assert best["quality_score"] == max(record["quality"]["score"] for record in held)
+    assert (best["step"], best["bar_held"]) == (best_step, keys[best_step][0])
+    assert read_metadata(run / "checkpoints" / "best.zip")["num_timesteps"] == best_step
 
 
 def test_patience_stops_a_run_that_stopped_improving(tmp_path: Path) -> None:

@@ -212,8 +212,9 @@ class RunCallback(BaseCallback):
             record, count, board_kwargs(run.config.env_kwargs))
         """The selection positions judged at each evaluation (none: quality is off)."""
         metric, bar = QUALITY if count else WIN_RATE, bool(run.config.eval_bar)
-        if (run.selection.metric, run.selection.bar) != (metric, bar):  # a resume that
-            run.selection = Selection(metric, bar=bar)  # turned eval_quality or the bar on/off
+        # a resume that turned eval_quality or eval_bar on or off starts a new selection
+        if (run.selection.metric, run.selection.bar) != (metric, bar):
+            run.selection = Selection(metric, bar=bar)
         self.stopped = False
         """Set when ``patience`` evaluations in a row brought no new best."""
 
@@ -297,9 +298,10 @@ class RunCallback(BaseCallback):
         save_checkpoint(self.model, self.run.directory / CHECKPOINTS / f"step_{step}.zip",
                         config.game, config.env_kwargs)
         win_score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
-        held = all(wins[spec] >= rate for spec, rate in config.eval_bar.items())
-        self.select(selection_key(win_score, None if quality is None else quality.score,
-                                  held if config.eval_bar else None), step)
+        held = all(wins[spec] >= rate for spec, rate in config.eval_bar.items()) \
+            if config.eval_bar else None
+        self.select(selection_key(win_score, None if quality is None else quality.score, held),
+                    step)
         return wins
 
     def select(self, key: list[float], step: int) -> None:
