@@ -110,6 +110,9 @@ class TrainConfig:
             every position of the rollout; N > 0: its Gumbel search of N simulations (the
             ``az:N`` player) on ``teacher_positions`` positions drawn from each rollout.
         teacher_positions: positions searched per rollout when ``teacher_simulations > 0``.
+        init_from: a policy checkpoint (``boardgym train``/``selfplay``) of the same game,
+            board and network whose weights a new run starts from (fine-tuning; the
+            optimizer, step count and schedules start afresh); ``None``: random weights.
     """
 
     game: str
@@ -160,6 +163,7 @@ class TrainConfig:
     teacher_epochs: int = 1
     teacher_simulations: int = 0
     teacher_positions: int = 2048
+    init_from: str | None = None
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)

@@ -18,6 +18,8 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
 import sys
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -31,11 +33,14 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
-from boardgym.agents.networks import reversi_moves
+from boardgym.agents.networks import EXTRACTORS, reversi_moves
 from boardgym.agents.policy import (
     OPTIMIZER_ENTRY,
     POLICY_ENTRY,
+    CheckpointError,
+    board_facts,
     board_kwargs,
+    check_game,
     load_state,
     policy_arguments,
     read_metadata,
@@ -114,6 +119,61 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
     }
 
 
+def architecture_settings(architecture: dict[str, Any]) -> dict[str, Any]:
+    """The config keys (``symmetric``, ``net_arch`` and the extractor's arguments, its
+    defaults filled in) that give a policy of ``architecture`` (a checked record)."""
+    extractor = inspect.signature(EXTRACTORS[architecture["features_extractor"]]).parameters
+    defaults = {name: parameter.default for name, parameter in extractor.items()
+                if parameter.default is not inspect.Parameter.empty}
+    return {**defaults, **architecture["features_extractor_kwargs"],
+            "symmetric": architecture["class"] == "SymmetricPolicy",
+            "net_arch": architecture["net_arch"]["pi"]}
+
+
+def heads_of(architecture: dict[str, Any]) -> tuple[Any, ...]:
+    """What of ``architecture`` no config key sets: both heads, activation, sharing."""
+    return (architecture["net_arch"], architecture["activation"],
+            architecture["share_features_extractor"])
+
+
+def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
+    """The policy state dict of ``config.init_from`` (None without one), checked to fit a
+    fresh run of ``config``: same game, board and network.
+
+    Raises:
+        ValueError: no such file, not a policy checkpoint, another game or board, or
+            another network (the message lists the ``--set`` that make them agree).
+    """
+    path = config.init_from
+    if path is None:
+        return None
+    hint = "give --set init_from=PATH of a policy checkpoint of this game (or null)"
+    try:
+        metadata = read_metadata(path)
+        check_game(metadata, config.game, path)
+        state = read_tensors(path, POLICY_ENTRY)
+    except (FileNotFoundError, CheckpointError) as error:
+        raise ValueError(f"init_from: {error}; {hint}") from None
+    shape, actions = board_facts(config.game, config.env_kwargs)
+    if (metadata["observation_shape"], metadata["n_actions"]) != (shape, actions):
+        raise ValueError(f"init_from: {path} plays on another board than env_kwargs "
+                         f"{board_kwargs(config.env_kwargs) or '(the default board)'}; set "
+                         f"env_kwargs to its board ({board_kwargs(metadata['env_kwargs'])}) "
+                         "or --set init_from=null")
+    theirs, ours = metadata["policy"], config_architecture(config)
+    wanted = architecture_settings(theirs)
+    differ = [f"--set {key}={value if isinstance(value, str) else json.dumps(value)}"
+              for key, value in wanted.items()
+              if architecture_settings(ours).get(key) != value]
+    if differ:
+        raise ValueError(f"init_from: {path} has another network than the config; "
+                         f"{' '.join(differ)} (or --set init_from=null: random weights)")
+    if heads_of(theirs) != heads_of(ours):
+        raise ValueError(f"init_from: {path} has policy and value heads that no config "
+                         "builds; start from another checkpoint or --set init_from=null")
+    return state
+
+
 def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
                 architecture: dict[str, Any] | None = None) -> MaskablePPO:
     """A fresh MaskablePPO with ``config``'s hyperparameters and the policy of
@@ -175,6 +235,9 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     vec_env = make_vec_env(config, run.pool)
     if resume_state is None:
         model = build_model(config, vec_env, run.tensorboard)
+        start = initial_weights(config)
+        if start is not None:
+            load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
@@ -252,6 +315,7 @@ def prepare(args: argparse.Namespace, algo: str,
     check_mobility(config)
     check_quality(config)
     load_teacher(config)
+    initial_weights(config)
     return new_run(config, args.runs_dir, make_pool(config), algo), None
 
 
