@@ -172,3 +172,56 @@ def test_a_squeezed_feature_layer_round_trips_through_a_checkpoint(tmp_path: Pat
     assert isinstance(squeeze, torch.nn.Conv2d) and squeeze.out_channels == 2
     assert agents.make("tictactoe", str(last)).act(game("tictactoe").rules.initial_state(),
                                                    np.random.default_rng(0)) in range(9)
+
+
+class SkipCheckedKickstart(Kickstart):
+    """``Kickstart`` that checks that the positions of games against ``teacher_skip``
+    opponents get no targets and no search."""
+
+    checked = 0
+
+    def record(self) -> None:
+        if self.step_in_rollout == 0:
+            self.seen: list[list[str]] = []
+        env = self.training_env.unwrapped
+        self.seen.append(list(env.venv.opponents))  # type: ignore[attr-defined]
+        super().record()
+
+    def targets(self) -> Targets:
+        targets = super().targets()
+        against = np.array(self.seen).reshape(-1)
+        assert 0 < len(targets.obs) == int((against == "perfect").sum()) < len(against)
+        buffer = self.rollout()
+        for step, index, _ in self.picked:
+            assert all(self.seen[step][game] == "perfect" for game in index)
+        obs = buffer.observations.reshape(-1, *buffer.obs_shape)[against == "perfect"]
+        assert np.array_equal(obs, targets.obs.numpy())
+        SkipCheckedKickstart.checked += 1
+        return targets
+
+
+def test_games_against_skipped_opponents_are_not_distilled(tmp_path: Path) -> None:
+    run, _ = ppo.prepare(ppo.build_parser().parse_args(
+        ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
+         "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
+         "--set", "teacher_positions=40", "--set", "opponents=[random, perfect]",
+         "--set", "teacher_skip=[random]"]),
+        ppo.ALGO, ppo.default_pool)
+    teacher = load_teacher(run.config)
+    assert teacher is not None
+    model = ppo.build_model(run.config, make_vec_env(run.config, run.pool), None)
+    model.learn(3 * 8 * 16, callback=SkipCheckedKickstart(run.config, teacher))
+    assert SkipCheckedKickstart.checked == 3
+
+
+def test_skipping_every_opponent_is_plain_ppo(tmp_path: Path) -> None:
+    plain = load_network(train_tiny(tmp_path))[0].state_dict()
+    skipped = load_network(train_tiny(tmp_path, "--set", f"teacher={TEACHER}",
+                                      "--set", "teacher_skip=[random]"))[0].state_dict()
+    assert all(torch.equal(plain[key], skipped[key]) for key in plain)
+
+
+def test_teacher_skip_names_league_opponents() -> None:
+    with pytest.raises(ValueError, match="teacher_skip names 'perfect'"):
+        load_config("tictactoe", overrides={"opponents": ["random"], "opponent_weights": None,
+                                            "teacher_skip": ["perfect"]})

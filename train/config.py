@@ -110,6 +110,8 @@ class TrainConfig:
             every position of the rollout; N > 0: its Gumbel search of N simulations (the
             ``az:N`` player) on ``teacher_positions`` positions drawn from each rollout.
         teacher_positions: positions searched per rollout when ``teacher_simulations > 0``.
+        teacher_skip: league opponents whose games get no distillation (PPO alone learns to
+            beat them; e.g. the bar opponent, which the teacher does not exploit).
         init_from: a policy checkpoint (``boardgym train``/``selfplay``) of the same game,
             board and network whose weights a new run starts from (fine-tuning; the
             optimizer, step count and schedules start afresh); ``None``: random weights.
@@ -163,6 +165,7 @@ class TrainConfig:
     teacher_epochs: int = 1
     teacher_simulations: int = 0
     teacher_positions: int = 2048
+    teacher_skip: list[str] = field(default_factory=list)
     init_from: str | None = None
 
     def __post_init__(self) -> None:
@@ -212,6 +215,9 @@ class TrainConfig:
         if self.teacher_simulations > 0 and self.vectorization == "dummy":
             raise ValueError("teacher_simulations searches the batched env's positions; drop "
                              "--set vectorization=dummy or set teacher_simulations=0")
+        if self.teacher_skip and self.vectorization == "dummy":
+            raise ValueError("teacher_skip reads the batched env's opponents; drop --set "
+                             "vectorization=dummy or set teacher_skip=[]")
         if self.snapshot_weight <= 0:
             raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
         plies = self.opening_plies
@@ -230,6 +236,11 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
+        stray = [spec for spec in self.teacher_skip if spec not in self.opponents]
+        if stray:
+            raise ValueError(f"teacher_skip names {stray[0]!r}, not one of the opponents "
+                             f"{self.opponents}; add it there or drop it (--set "
+                             "teacher_skip=[] for none)")
         for spec, rate in self.eval_bar.items():
             if spec not in self.eval_opponents:
                 raise ValueError(f"eval_bar names {spec!r}, not one of the eval_opponents "

@@ -21,6 +21,9 @@ The targets (``Targets``) come from the ``az:N`` player of the checkpoint, N =
   rules states, recorded as the rollout runs; the network alone covers the rest, so every
   position still gets its gradient steps.
 
+With ``teacher_skip``, the positions of games against those league opponents get no
+distillation (and no search): PPO alone shapes the moves there.
+
 (Schmitt et al. 2018, "Kickstarting Deep Reinforcement Learning"; the search targets are
 AlphaZero's.)
 """
@@ -135,10 +138,13 @@ class Kickstart(BaseCallback):
         self.step_in_rollout = 0
         self.picked: list[tuple[int, np.ndarray, Any]] = []
         """``(rollout step, env indices, their rules states)`` recorded for the search."""
+        self.taught: list[np.ndarray] = []
+        """Per rollout step, which games are distilled (their opponent is not skipped)."""
 
     def _on_rollout_start(self) -> None:
         self.step_in_rollout = 0
         self.picked = []
+        self.taught = []
         self.record()
 
     def _on_step(self) -> bool:
@@ -156,19 +162,30 @@ class Kickstart(BaseCallback):
         return buffer
 
     def record(self) -> None:
-        """With a search teacher, keep the rules states of some games at this step of the
-        rollout: ``teacher_positions`` spread evenly over its steps, drawn from the seed, the
-        step count and the rollout step."""
+        """Note which games at this step of the rollout are distilled and, with a search
+        teacher, keep the rules states of some of them: ``teacher_positions`` spread evenly
+        over the rollout's steps, drawn from the seed, the step count and the rollout step."""
+        taught = self.taught_games()
+        self.taught.append(taught)
         if self.config.teacher_simulations == 0 or self.weight() <= 0.0:
             return
         env = self.training_env.unwrapped
         assert isinstance(env, SB3VecEnv)  # the config refuses dummy vectorization
-        steps, games = self.rollout().buffer_size, env.num_envs
-        count = min(games, -(-self.config.teacher_positions // steps))
+        steps, candidates = self.rollout().buffer_size, np.flatnonzero(taught)
+        count = min(len(candidates), -(-self.config.teacher_positions // steps))
         rng = np.random.default_rng([self.config.seed, self.model.num_timesteps,
                                      self.step_in_rollout])
-        index = np.sort(rng.choice(games, size=count, replace=False))
+        index = np.sort(rng.choice(candidates, size=count, replace=False))
         self.picked.append((self.step_in_rollout, index, take(env.venv.state, index)))
+
+    def taught_games(self) -> np.ndarray:
+        """``(n_envs,)`` bool: the games whose current opponent is not in ``teacher_skip``."""
+        games = self.training_env.num_envs
+        if not self.config.teacher_skip:
+            return np.ones(games, dtype=bool)
+        env = self.training_env.unwrapped
+        assert isinstance(env, SB3VecEnv)  # the config refuses teacher_skip without it
+        return np.array([spec not in self.config.teacher_skip for spec in env.venv.opponents])
 
     def weight(self) -> float:
         """The distillation weight now."""
@@ -181,6 +198,8 @@ class Kickstart(BaseCallback):
         if weight <= 0.0:
             return
         targets = self.targets()
+        if not len(targets.obs):
+            return
         kls, errors = [], []
         policy = self.model.policy
         policy.set_training_mode(True)
@@ -210,7 +229,8 @@ class Kickstart(BaseCallback):
             rows = np.concatenate([step * games + index for step, index, _ in self.picked])
             found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
             policy[rows], values[rows] = found.policy, found.value
-        return as_targets(obs, masks, policy, values)
+        taught = np.concatenate(self.taught)
+        return as_targets(obs[taught], masks[taught], policy[taught], values[taught])
 
     def minibatches(self, size: int) -> list[np.ndarray]:
         """``teacher_epochs`` shuffles of ``range(size)`` cut into ``batch_size`` minibatches,
