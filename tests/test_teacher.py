@@ -107,16 +107,22 @@ class CheckedKickstart(Kickstart):
         return targets
 
 
-def test_a_search_teacher_searches_the_positions_the_learner_saw(tmp_path: Path) -> None:
+def learn_three_rollouts(tmp_path: Path, kickstart: type[Kickstart], *extra: str) -> None:
+    """Three rollouts of a tiny tic-tac-toe run with an ``az:4`` teacher searching 40
+    positions a rollout, distilled by ``kickstart``; ``extra``: more arguments."""
     run, _ = ppo.prepare(ppo.build_parser().parse_args(
         ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
          "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
-         "--set", "teacher_positions=40", "--set", "opening_plies=[0,4]"]),
+         "--set", "teacher_positions=40", *extra]),
         ppo.ALGO, ppo.default_pool)
     teacher = load_teacher(run.config)
     assert teacher is not None
     model = ppo.build_model(run.config, make_vec_env(run.config, run.pool), None)
-    model.learn(3 * 8 * 16, callback=CheckedKickstart(run.config, teacher))
+    model.learn(3 * 8 * 16, callback=kickstart(run.config, teacher))
+
+
+def test_a_search_teacher_searches_the_positions_the_learner_saw(tmp_path: Path) -> None:
+    learn_three_rollouts(tmp_path, CheckedKickstart, "--set", "opening_plies=[0,4]")
     assert CheckedKickstart.checked == 3
 
 
@@ -201,16 +207,8 @@ class SkipCheckedKickstart(Kickstart):
 
 
 def test_games_against_skipped_opponents_are_not_distilled(tmp_path: Path) -> None:
-    run, _ = ppo.prepare(ppo.build_parser().parse_args(
-        ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
-         "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
-         "--set", "teacher_positions=40", "--set", "opponents=[random, perfect]",
-         "--set", "teacher_skip=[random]"]),
-        ppo.ALGO, ppo.default_pool)
-    teacher = load_teacher(run.config)
-    assert teacher is not None
-    model = ppo.build_model(run.config, make_vec_env(run.config, run.pool), None)
-    model.learn(3 * 8 * 16, callback=SkipCheckedKickstart(run.config, teacher))
+    learn_three_rollouts(tmp_path, SkipCheckedKickstart, "--set", "opponents=[random, perfect]",
+                         "--set", "teacher_skip=[random]")
     assert SkipCheckedKickstart.checked == 3
 
 
