@@ -219,7 +219,11 @@ def test_skipping_every_opponent_is_plain_ppo(tmp_path: Path) -> None:
     assert all(torch.equal(plain[key], skipped[key]) for key in plain)
 
 
-def test_teacher_skip_names_league_opponents() -> None:
-    with pytest.raises(ValueError, match="teacher_skip names 'perfect'"):
+def test_teacher_skip_names_players() -> None:
+    with pytest.raises(ValueError, match="teacher_skip: unknown tictactoe player 'perfekt'"):
         load_config("tictactoe", overrides={"opponents": ["random"], "opponent_weights": None,
-                                            "teacher_skip": ["perfect"]})
+                                            "teacher_skip": ["perfekt"]})
+    config = load_config("tictactoe", overrides={"opponents": ["random"],
+                                                 "opponent_weights": None,
+                                                 "teacher_skip": ["perfect"]})
+    assert config.teacher_skip == ["perfect"]  # not in the league: no games to skip

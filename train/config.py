@@ -236,11 +236,7 @@ class TrainConfig:
                                     or min(weights) < 0 or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
                              "non-negative numbers with a positive sum, one per opponent")
-        stray = [spec for spec in self.teacher_skip if spec not in self.opponents]
-        if stray:
-            raise ValueError(f"teacher_skip names {stray[0]!r}, not one of the opponents "
-                             f"{self.opponents}; add it there or drop it (--set "
-                             "teacher_skip=[] for none)")
+        self._check_teacher_skip()
         for spec, rate in self.eval_bar.items():
             if spec not in self.eval_opponents:
                 raise ValueError(f"eval_bar names {spec!r}, not one of the eval_opponents "
@@ -249,6 +245,20 @@ class TrainConfig:
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
                     or not 0.0 <= rate <= 1.0:
                 raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
+
+    def _check_teacher_skip(self) -> None:
+        """Each ``teacher_skip`` spec is a league opponent or at least a player (one that
+        is not in the league, e.g. after ``--opponent``, has no games to skip)."""
+        from boardgym import agents
+
+        for spec in self.teacher_skip:
+            if spec in self.opponents:
+                continue
+            try:
+                agents.make(self.game, spec)
+            except (ValueError, FileNotFoundError) as error:
+                raise ValueError(f"teacher_skip: {error}; fix it with --set teacher_skip=[...] "
+                                 "(league opponents; [] for none)") from None
 
     def _check_eval_openings(self) -> None:
         """Fair evaluation openings: an even number of games each, and a first fair opening
