@@ -91,3 +91,15 @@ def test_a_checkpoint_of_another_game_or_board_is_refused(tmp_path: Path, game: 
             ppo.ALGO, ppo.default_pool)
     assert message in str(error.value) and "\n" not in str(error.value)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("content", [b"not a zip", b"PK\x03\x04 damaged"])
+def test_a_damaged_start_checkpoint_is_refused_in_one_line(tmp_path: Path, content: bytes) -> None:
+    damaged = tmp_path / "damaged.zip"
+    damaged.write_bytes(content)
+    runs = tmp_path / "runs"
+    with pytest.raises(ValueError, match="init_from") as error:
+        ppo.prepare(ppo.build_parser().parse_args(
+            ["tictactoe", "--runs-dir", str(runs), "--set", f"init_from={damaged}"]),
+            ppo.ALGO, ppo.default_pool)
+    assert "\n" not in str(error.value) and not runs.exists()

@@ -138,22 +138,33 @@ def heads_of(architecture: dict[str, Any]) -> tuple[Any, ...]:
 
 def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
     """The policy state dict of ``config.init_from`` (None without one), checked to fit a
-    fresh run of ``config``: same game, board and network.
+    fresh run of ``config``: same game, board and network (``check_fits``).
 
     Raises:
-        ValueError: no such file, not a policy checkpoint, another game or board, or
-            another network (the message lists the ``--set`` that make them agree).
+        ValueError: no such file, not a policy checkpoint, or one that does not fit (the
+            message names the fix).
     """
     path = config.init_from
     if path is None:
         return None
-    hint = "give --set init_from=PATH of a policy checkpoint of this game (or null)"
     try:
-        metadata = read_metadata(path)
+        metadata = read_metadata(path)  # checked in full, its record on the allow-lists
         check_game(metadata, config.game, path)
         state = read_tensors(path, POLICY_ENTRY)
     except (FileNotFoundError, CheckpointError) as error:
-        raise ValueError(f"init_from: {error}; {hint}") from None
+        raise ValueError(f"init_from: {error}; give --set init_from=PATH of a policy "
+                         "checkpoint of this game (or null)") from None
+    check_fits(config, metadata, path)
+    return state
+
+
+def check_fits(config: TrainConfig, metadata: dict[str, Any], path: str) -> None:
+    """Refuse a start checkpoint (its checked ``metadata``) of another board or network
+    than a run of ``config`` builds.
+
+    Raises:
+        ValueError: naming the ``--set`` that make the config build its network.
+    """
     shape, actions = board_facts(config.game, config.env_kwargs)
     if (metadata["observation_shape"], metadata["n_actions"]) != (shape, actions):
         raise ValueError(f"init_from: {path} plays on another board than env_kwargs "
@@ -161,17 +172,16 @@ def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
                          f"env_kwargs to its board ({board_kwargs(metadata['env_kwargs'])}) "
                          "or --set init_from=null")
     theirs, ours = metadata["policy"], config_architecture(config)
-    wanted = architecture_settings(theirs)
+    settings = architecture_settings(ours)
     differ = [f"--set {key}={value if isinstance(value, str) else json.dumps(value)}"
-              for key, value in wanted.items()
-              if architecture_settings(ours).get(key) != value]
+              for key, value in architecture_settings(theirs).items()
+              if settings.get(key) != value]
     if differ:
         raise ValueError(f"init_from: {path} has another network than the config; "
                          f"{' '.join(differ)} (or --set init_from=null: random weights)")
     if heads_of(theirs) != heads_of(ours):
         raise ValueError(f"init_from: {path} has policy and value heads that no config "
                          "builds; start from another checkpoint or --set init_from=null")
-    return state
 
 
 def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
