@@ -40,7 +40,8 @@ TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: 
 POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs",
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
-                 "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions")
+                 "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
+                 "pretrain_epochs")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
                      "teacher_simulations")
 """Integer keys where 0 means none (no residual block) or off."""
@@ -115,6 +116,11 @@ class TrainConfig:
         init_from: a policy checkpoint (``boardgym train``/``selfplay``) of the same game,
             board and network whose weights a new run starts from (fine-tuning; the
             optimizer, step count and schedules start afresh); ``None``: random weights.
+        pretrain_positions: a labelled position set (``boardgym positions``) that a new run
+            first learns the exact best moves and outcomes of, by supervised passes
+            (``train.pretrain``); ``None``: none.
+        pretrain_epochs: passes over ``pretrain_positions``.
+        pretrain_lr: the pretraining learning rate at the first pass (falling linearly to 0).
     """
 
     game: str
@@ -167,6 +173,9 @@ class TrainConfig:
     teacher_positions: int = 2048
     teacher_skip: list[str] = field(default_factory=list)
     init_from: str | None = None
+    pretrain_positions: str | None = None
+    pretrain_epochs: int = 10
+    pretrain_lr: float = 3e-4
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -210,6 +219,9 @@ class TrainConfig:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be 0 or a positive integer, got "
                                  f"{getattr(self, name)}; fix it with --set {name}=...")
+        if self.pretrain_lr <= 0:
+            raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
+                             "with --set pretrain_lr=...")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
         if self.teacher_simulations > 0 and self.vectorization == "dummy":

@@ -52,6 +52,7 @@ from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
 from boardgym.train.environments import OpponentPool, make_vec_env
+from boardgym.train.pretrain import pretrain, training_positions
 from boardgym.train.quality import selection_positions
 from boardgym.train.runs import (
     ALGO,
@@ -248,6 +249,8 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
         start = initial_weights(config)
         if start is not None:
             load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
+        if config.pretrain_positions is not None:
+            pretrain(model.policy, config, lambda line: print(line, flush=True))
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
@@ -326,6 +329,8 @@ def prepare(args: argparse.Namespace, algo: str,
     check_quality(config)
     load_teacher(config)
     initial_weights(config)
+    if config.pretrain_positions is not None:
+        training_positions(config)
     return new_run(config, args.runs_dir, make_pool(config), algo), None
 
 

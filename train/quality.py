@@ -173,14 +173,24 @@ def selection_positions(record: Game, count: int,
     if count > len(chosen):
         raise ValueError(f"eval_quality is {count} but {path} has {len(chosen)} selection "
                          f"positions; use --eval-quality {len(chosen)} or fewer")
-    rules, sample = record.rules, record.rules.parse(chosen[0].text)
+    check_board(record, chosen[0].text, options,
+                f"eval_quality judges the positions of {path}, on the default {record.title} "
+                "board; this run's board differs: use --eval-quality 0")
+    return chosen[:count]
+
+
+def check_board(record: Game, text: str, options: dict[str, Any] | None, message: str) -> None:
+    """Refuse a labelled position (its ``text``) that is not on the board of ``options``
+    (board options, e.g. ``agents.policy.board_kwargs`` of a run's ``env_kwargs``).
+
+    Raises:
+        ValueError: with ``message``.
+    """
+    rules, sample = record.rules, record.rules.parse(text)
     start = rules.initial_state(**(options or {}))
     if rules.observation(sample).shape != rules.observation(start).shape or \
             getattr(sample, "geom", None) != getattr(start, "geom", None):
-        raise ValueError(f"eval_quality judges the positions of {path}, on the default "
-                         f"{record.title} board; this run's board differs: use "
-                         "--eval-quality 0")
-    return chosen[:count]
+        raise ValueError(message)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,124 @@
+"""Pretraining (config key ``pretrain_positions``): a new run first learns the exact best moves
+of a labelled set; the positions that judge play quality are never trained on, and a file
+that cannot be used is refused in one line naming the fix, before any run folder is made."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from boardgym.agents.policy import load_network
+from boardgym.envs.games import game as game_record
+from boardgym.train import ppo
+from boardgym.train.config import TrainConfig
+from boardgym.train.positions import position_lines
+from boardgym.train.pretrain import targets_of, training_positions
+from boardgym.train.quality import default_positions
+from boardgym.train.teacher import distillation_loss
+
+GAME = "four_in_a_row"
+TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=16",
+        "--set", "n_epochs=1", "--set", "eval_games=4", "--set", "eval_opponents=[random]",
+        "--set", "opponents=[random]", "--set", "eval_bar={}", "--set", "opponent_weights=null",
+        "--set", "eval_every=128", "--set", "checkpoint_every=128", "--set", "eval_quality=0",
+        "--set", "teacher=null", "--set", "init_from=null", "--set", "pretrain_positions=null",
+        "--set", "opening_plies=null",
+        "--set", "channels=8", "--set", "blocks=1", "--set", "features_dim=32",
+        "--set", "net_arch=[16]", "--set", "learning_rate=1e-9", "--set", "lr_schedule=constant"]
+STEPS = 128
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """24 solver-labelled four-in-a-row positions drawn apart from the shipped set."""
+    path = tmp_path_factory.mktemp("labelled") / "positions.jsonl"
+    path.write_text("\n".join(position_lines(GAME, 24, seed=11)) + "\n", encoding="utf-8")
+    return path
+
+
+def train_tiny(runs_dir: Path, *extra: str) -> Path:
+    """The last checkpoint of a tiny four-in-a-row run (PPO's learning rate ~0)."""
+    assert ppo.main([GAME, "--timesteps", str(STEPS), "--runs-dir", str(runs_dir), *TINY,
+                     *extra]) == 0
+    (run,) = runs_dir.iterdir()
+    return run / "checkpoints" / "last.zip"
+
+
+def refusal(capsys: pytest.CaptureFixture[str], runs_dir: Path, *extra: str) -> str:
+    """The one-line error of a run that must be refused before its folder is made."""
+    with pytest.raises(SystemExit) as stop:
+        ppo.main([GAME, "--runs-dir", str(runs_dir), *TINY, *extra])
+    error = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and len(error.splitlines()) == 1
+    assert not runs_dir.exists() or not list(runs_dir.iterdir())
+    return error
+
+
+def test_pretraining_pulls_the_policy_to_the_best_moves(labelled: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    taught = train_tiny(tmp_path / "taught", "--set", f"pretrain_positions={labelled}",
+                        "--set", "pretrain_epochs=40", "--set", "pretrain_lr=3e-3")
+    assert "pretrain pass 40/40 on 24 positions" in capsys.readouterr().out
+    plain = train_tiny(tmp_path / "plain")
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    targets = targets_of(config, training_positions(config))
+    with torch.no_grad():
+        kl = {name: distillation_loss(load_network(path)[0], targets, 0.5)[1].item()
+              for name, path in (("taught", taught), ("plain", plain))}
+    assert kl["taught"] < 0.8 * kl["plain"], kl
+
+
+def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    positions = training_positions(config)
+    targets = targets_of(config, positions)
+    for row, position in enumerate(positions):
+        best = {action for action in position.values if position.is_best(action)}
+        chosen = set(torch.nonzero(targets.policy[row]).flatten().tolist())
+        assert chosen == best
+        assert abs(float(targets.policy[row].sum()) - 1.0) < 1e-6
+        assert targets.masks[row].nonzero().flatten().tolist() == sorted(position.values)
+        assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
+
+
+def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
+    judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join(judged[:5]) + "\n" + labelled.read_text(encoding="utf-8"),
+                     encoding="utf-8")
+    config = TrainConfig(game=GAME, pretrain_positions=str(mixed))
+    mine = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    assert training_positions(config) == training_positions(mine)
+
+
+@pytest.mark.parametrize(("contents", "extra", "message"), [
+    (None, [], "no file"),
+    ("not json\n", [], ":1: not a labelled four_in_a_row position"),
+    ("shipped", [], "which judges play quality"),
+    ("labelled", ["--set", "env_kwargs={rows: 5}"], "pretrain_positions=null"),
+])
+def test_an_unusable_file_is_refused_in_one_line(labelled: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str],
+                                                  contents: str | None, extra: list[str],
+                                                  message: str) -> None:
+    path = tmp_path / "positions.jsonl"
+    if contents == "shipped":
+        path = default_positions(game_record(GAME))
+    elif contents == "labelled":
+        path = labelled
+    elif contents is not None:
+        path.write_text(contents, encoding="utf-8")
+    error = refusal(capsys, tmp_path / "runs", "--set", f"pretrain_positions={path}", *extra)
+    assert message in error and "pretrain_positions" in error
+
+
+def test_a_learning_rate_that_is_not_positive_is_refused(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_lr=0")
+    assert "--set pretrain_lr=" in error

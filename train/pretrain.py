@@ -1,0 +1,114 @@
+"""Pretraining: supervised passes on exactly labelled positions before PPO (config key
+``pretrain_positions``).
+
+With ``pretrain_positions: PATH`` (a labelled set as ``boardgym positions`` writes it: one
+JSON line per position with the exact value of every legal move), a new run first trains its
+policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` passes of ``batch_size``
+minibatches on
+
+    KL(best || learner policy) + vf_coef * (V_learner - outcome)^2
+
+where ``best`` spreads the probability evenly over the moves of the highest exact value and
+``outcome`` is the position's game-theoretic result for the side to move (+1, 0, -1): the
+distillation loss of ``train.teacher`` with the exact solver as the teacher. A separate Adam
+at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
+PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
+
+Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
+quality`` and ``eval_quality`` judge) are dropped, so a run never trains on the positions it
+is judged on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from boardgym.agents.policy import board_kwargs
+from boardgym.envs.games import game as game_record
+from boardgym.train.config import TrainConfig
+from boardgym.train.quality import Position, check_board, default_positions, load_positions
+from boardgym.train.teacher import Targets, as_targets, distillation_loss
+
+Log = Callable[[str], object]
+
+
+def training_positions(config: TrainConfig) -> list[Position]:
+    """The positions of ``config.pretrain_positions`` without those of the shipped labelled
+    set, checked to be on the run's board.
+
+    Raises:
+        ValueError: a missing or malformed file, positions on another board, or none left
+            (the message names the fix).
+    """
+    record = game_record(config.game)
+    path = config.pretrain_positions
+    assert path is not None
+    if not Path(path).is_file():
+        raise ValueError(f"pretrain_positions: no file {path!r}; label positions with boardgym "
+                         f"positions {record.name} --count N --seed S --out FILE (or --set "
+                         "pretrain_positions=null)")
+    try:
+        positions = load_positions(path, record)
+    except ValueError as error:
+        raise ValueError(f"pretrain_positions: {error}; write the file with boardgym "
+                         "positions") from None
+    check_board(record, positions[0].text, board_kwargs(config.env_kwargs),
+                f"pretrain_positions: {path} holds positions of the default {record.title} "
+                "board; this run's board differs: --set pretrain_positions=null")
+    shipped = default_positions(record)
+    judged = {position.text for position in load_positions(shipped, record)} \
+        if shipped.is_file() else set()
+    kept = [position for position in positions if position.text not in judged]
+    if not kept:
+        raise ValueError(f"pretrain_positions: every position of {path} is in {shipped}, "
+                         "which judges play quality; label others with boardgym positions "
+                         f"{record.name} --seed N --out FILE")
+    return kept
+
+
+def targets_of(config: TrainConfig, positions: list[Position]) -> Targets:
+    """The solver's targets on ``positions``: the mover's-view observation and legal moves,
+    the best moves evenly, the outcome for the side to move."""
+    rules = game_record(config.game).rules
+    states = [rules.parse(position.text) for position in positions]
+    policy = np.zeros((len(states), len(rules.legal_mask(states[0]))), dtype=np.float32)
+    for row, position in enumerate(positions):
+        best = [action for action in position.values if position.is_best(action)]
+        policy[row, best] = 1.0 / len(best)
+    outcomes = [np.sign(position.best) for position in positions]
+    return as_targets(np.array([rules.observation(state) for state in states]),
+                      np.array([rules.legal_mask(state) for state in states]), policy,
+                      np.array(outcomes))
+
+
+def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = print) -> None:
+    """Train ``policy`` on ``config.pretrain_positions`` (see the module docstring); a line
+    per pass to ``log``. Minibatches are drawn from ``config.seed``."""
+    positions = training_positions(config)
+    targets = targets_of(config, positions)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
+    rng = np.random.default_rng([config.seed, len(positions)])
+    pieces = max(1, len(positions) // config.batch_size)
+    total, done = config.pretrain_epochs * pieces, 0
+    policy.set_training_mode(True)
+    for epoch in range(1, config.pretrain_epochs + 1):
+        kls, errors = [], []
+        for batch in np.array_split(rng.permutation(len(positions)), pieces):
+            optimizer.param_groups[0]["lr"] = config.pretrain_lr * (1 - done / total)
+            loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
+                                                      config.vf_coef)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+            optimizer.step()
+            kls.append(kl.item())
+            errors.append(value_error.item())
+            done += 1
+        log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {len(positions)} positions: "
+            f"KL to the best moves {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
+    policy.set_training_mode(False)
