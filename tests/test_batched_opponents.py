@@ -139,3 +139,17 @@ def test_cells_read_the_same_from_ints_and_arrays(cells: np.ndarray) -> None:
     for i in range(0, len(words), 7):
         np.testing.assert_array_equal(unpack(int(words[i]), cells), batch[i])
         np.testing.assert_array_equal(planes(int(words[i]), int(words[-1 - i]), cells), pair[i])
+
+
+@pytest.mark.filterwarnings("error")
+def test_the_az_twin_plays_a_batch_that_holds_finished_games() -> None:
+    """The vector env hands a single opponent its whole batch, finished games included: the
+    az network's twin moves legally in every live game, without a numpy warning."""
+    state = random_batch(four_in_a_row, 500, seed=3)
+    terminal = np.asarray(four_in_a_row.is_terminal(state))
+    assert terminal.any() and not terminal.all()
+    batched = players.make_batched(game("four_in_a_row"), "az:0@checkpoints/four_in_a_row_az.zip")
+    assert batched is not None
+    moves = batched.act(state, random_draws(np.random.default_rng(0), 500))
+    live = np.flatnonzero(~terminal)
+    assert four_in_a_row.legal_mask(state)[live, moves[live]].all()

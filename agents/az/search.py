@@ -143,9 +143,12 @@ def draw_noise(config: SearchConfig, rng: np.random.Generator, masks: np.ndarray
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise softmax; ``-inf`` entries get probability 0 (each row needs a finite one)."""
-    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return shifted / shifted.sum(axis=1, keepdims=True)
+    """Row-wise softmax; ``-inf`` entries get probability 0, and a row with no finite entry
+    (a finished game: no legal move) is all zeros."""
+    top = logits.max(axis=1, keepdims=True)
+    shifted = np.exp(logits - np.where(np.isfinite(top), top, 0.0))
+    total = shifted.sum(axis=1, keepdims=True)
+    return shifted / np.where(total > 0, total, 1.0)
 
 
 def masked_argmax(scores: np.ndarray, legal: np.ndarray) -> np.ndarray:
