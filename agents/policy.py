@@ -368,6 +368,17 @@ def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
     return data
 
 
+def is_policy_checkpoint(path: str | Path) -> bool:
+    """True when ``path`` is a readable zip holding a ``boardgym.json`` record or the
+    pickled format's ``data`` entry (so that loading it says what it is); any other file,
+    or no file, is not."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return bool({METADATA_ENTRY, PICKLED_ENTRY} & set(archive.namelist()))
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
+        return False
+
+
 def read_metadata(path: str | Path) -> dict[str, Any]:
     """The ``boardgym.json`` record of the checkpoint at ``path``, checked in full
     (``check_metadata``).
@@ -548,6 +559,28 @@ def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> n
         obs = torch.as_tensor(observations, dtype=torch.float32)  # SB3's preprocessing of a Box
         logits = action_logits(policy, obs).numpy()
     return np.where(masks, logits, MASKED_LOGIT)
+
+
+class PolicyEvaluator:
+    """A policy network as a tree search sees it (the ``az`` players' ``Evaluate``): numpy
+    observations and masks in; the actor's logits ``(B, A)`` float64 with ``-inf`` where
+    ``masks`` is False, and the value head's estimate ``(B,)`` of the return for the side to
+    move (the learner is the side to move at each of its decisions) out; no gradients.
+
+    Args:
+        policy: the network (in eval mode).
+    """
+
+    def __init__(self, policy: MaskableActorCriticPolicy) -> None:
+        self.policy = policy
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        logits = masked_logits(self.policy, observations, masks).astype(np.float64)
+        with torch.inference_mode():
+            values = self.policy.predict_values(torch.as_tensor(observations,
+                                                                dtype=torch.float32))
+        return logits, values.numpy().reshape(-1).astype(np.float64)
 
 
 class PolicyAgent:

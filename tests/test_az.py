@@ -192,7 +192,7 @@ def test_pickled_weights_are_refused_in_one_line(tmp_path: Path) -> None:
     ("az:-1@model.zip", "SIMULATIONS@CHECKPOINT"),
     ("az:3", "SIMULATIONS@CHECKPOINT"),
     ("az:3@missing.zip", "not found"),
-    ("az:0@checkpoints/tictactoe.zip", "not an az checkpoint"),
+    ("az:0@README.md", "corrupt"),
 ])
 def test_bad_az_specs_fail_in_one_line(spec: str, message: str) -> None:
     with pytest.raises((ValueError, FileNotFoundError), match=message) as error:
@@ -309,3 +309,38 @@ def test_az_command_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert done.value.code == 2
     assert message in error and len(error.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())
+
+
+def test_a_zip_that_is_neither_checkpoint_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "other.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("notes.txt", "not a network")
+    with pytest.raises(CheckpointError, match="not an az checkpoint") as error:
+        agents.make("tictactoe", f"az:0@{path}")
+    assert "\n" not in str(error.value)
+
+
+def test_az_over_a_policy_checkpoint_plays_its_policy_and_searches_with_it() -> None:
+    """``az:N@PATH`` takes a policy checkpoint too: with 0 simulations it plays exactly the
+    policy's moves; with N it searches (legal, deterministic moves, also batched in a vector
+    env); on another game it is refused in one line."""
+    record = game("tictactoe")
+    positions = load_positions(default_positions(record), record)[::15]
+    policy = agents.make("tictactoe", "checkpoints/tictactoe.zip")
+    raw = agents.make("tictactoe", "az:0@checkpoints/tictactoe.zip")
+    searched = agents.make("tictactoe", "az:8@checkpoints/tictactoe.zip")
+    rng = np.random.default_rng(0)
+    for position in positions:
+        state = record.rules.parse(position.text)
+        assert raw.act(state, rng) == policy.act(state, rng)
+        move = searched.act(state, rng)
+        assert record.rules.legal_mask(state)[move] and move == searched.act(state, rng)
+    env = gym.make_vec("TicTacToe-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                       opponent="az:8@checkpoints/tictactoe.zip")
+    env.reset(seed=0)
+    for _ in range(20):
+        masks = env.unwrapped.action_masks()
+        env.step(masks.argmax(axis=1))  # a finished game (all False) takes any action
+    with pytest.raises(CheckpointError, match="trained for 'tictactoe'") as error:
+        agents.make("four_in_a_row", "az:0@checkpoints/tictactoe.zip")
+    assert "\n" not in str(error.value)

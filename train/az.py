@@ -491,8 +491,9 @@ def evaluate(record: Game, config: AzConfig, net: AzNet, positions: list[Positio
              step: int, seconds: float) -> dict[str, Any]:
     """The evaluation record of the current network (``eval.json``): the quality of the
     evaluated player on ``positions`` and its win and loss rates against the ladder."""
-    player = AzAgent(net, az_record(record.name, config.env_kwargs, config.architecture()),
-                     config.eval_simulations, name=f"az:{config.eval_simulations}")
+    board = az_record(record.name, config.env_kwargs, config.architecture())
+    player = AzAgent(Evaluator(net), board, config.eval_simulations,
+                     name=f"az:{config.eval_simulations}")
     quality = judge(record.name, player, positions, seed=config.seed, built=player)
     wins, losses_ = {}, {}
     for spec in config.eval_opponents:

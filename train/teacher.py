@@ -30,6 +30,7 @@ AlphaZero's.)
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -40,7 +41,7 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from torch.nn import functional
 
 from boardgym.agents.az import player
-from boardgym.agents.az.checkpoint import CheckpointError
+from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs, initial_state
 from boardgym.envs.games.core import join, take
@@ -62,6 +63,9 @@ def load_teacher(config: TrainConfig) -> player.AzAgent | None:
     if config.teacher is None:
         return None
     try:
+        if Path(config.teacher).is_file() and not is_az_checkpoint(config.teacher):
+            raise CheckpointError(f"{config.teacher} is not an az checkpoint (a policy "
+                                  "checkpoint can start the run instead: init_from)")
         agent = player.load(config.teacher, config.game, config.teacher_simulations)
         agent.check_board(initial_state(config.game, config.env_kwargs))
     except (FileNotFoundError, CheckpointError) as error:

@@ -1,10 +1,12 @@
-"""AlphaZero-style players: ``az:N@PATH`` searches an az checkpoint's network.
+"""AlphaZero-style players: ``az:N@PATH`` searches an az checkpoint's network (or a policy
+checkpoint's actor and value head).
 
 Importing this package registers, without importing torch:
 
 - the player ``az`` for every game: ``az:N@PATH`` plays the az checkpoint at ``PATH`` with
-  ``N`` simulations of Gumbel search per move, ``az:0@PATH`` its raw policy; it has a batched
-  twin (the vector env's opponents search all their games together);
+  ``N`` simulations of Gumbel search per move, ``az:0@PATH`` its raw policy; ``PATH`` may
+  also be a policy checkpoint (``boardgym train`` / ``selfplay``); it has a batched twin
+  (the vector env's opponents search all their games together);
 - a loader for bare paths of az checkpoints (played as ``az:0@PATH``); ``boardgym.agents``
   imports this package before it registers its own checkpoint loader, so az files are
   recognised first and every other file goes on to that loader.
@@ -24,8 +26,8 @@ from boardgym.envs.games import players
 from boardgym.envs.games.core import Game
 from boardgym.envs.games.players import Agent, BatchedPlayer
 
-HELP = ("search over an az checkpoint: az:N@PATH plays N simulations of Gumbel AlphaZero "
-        "search per move, az:0@PATH the raw policy")
+HELP = ("search over an az or policy checkpoint: az:N@PATH plays N simulations of Gumbel "
+        "AlphaZero search per move, az:0@PATH the raw policy")
 
 
 def _player(record: Game, arg: str | None) -> Agent:

@@ -4,9 +4,11 @@ The spec ``az:N@PATH`` plays the checkpoint at ``PATH`` with ``N`` simulations o
 AlphaZero search (no root noise: the strongest, deterministic play), in which the game's
 exact solver, where it has one (``agents.solvers.leaf_values``: four-in-a-row and Reversi,
 with numba), settles the positions near the end; ``az:0@PATH`` plays the raw policy (the
-most likely legal move, the network alone). A bare path of an az checkpoint plays like
-``az:0@PATH``. The batched twin searches the games of a vector env together, one network
-call per simulation step for all of them.
+most likely legal move, the network alone). ``PATH`` is an az checkpoint (``boardgym az``)
+or a policy checkpoint (``boardgym train`` / ``selfplay``), whose actor gives the search its
+priors and whose value head its leaf values (``agents.policy.PolicyEvaluator``). A bare
+path of an az checkpoint plays like ``az:0@PATH``. The batched twin searches the games of a
+vector env together, one network call per simulation step for all of them.
 """
 
 from __future__ import annotations
@@ -18,10 +20,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents import solvers
-from boardgym.agents.az.checkpoint import CheckpointError, check_game, load_network
-from boardgym.agents.az.network import AzNet, Evaluator
-from boardgym.agents.az.search import SearchConfig, SearchResult, search, softmax
+from boardgym.agents import policy, solvers
+from boardgym.agents.az.checkpoint import (
+    CheckpointError,
+    check_game,
+    is_az_checkpoint,
+    load_network,
+)
+from boardgym.agents.az.network import Evaluator
+from boardgym.agents.az.search import Evaluate, SearchConfig, SearchResult, search, softmax
 from boardgym.envs.games import canonical_name, rules
 from boardgym.envs.games.core import Game, batch_of
 
@@ -55,19 +62,20 @@ class AzAgent:
     action), so the draws are not needed.
 
     Args:
-        net: the network.
-        record: its checkpoint's ``az.json`` record (game and board).
+        evaluate: the network as the search sees it (an az ``Evaluator`` or a
+            ``PolicyEvaluator``).
+        record: the game and board of its checkpoint (``game``, ``env_kwargs``).
         simulations: search simulations per move, with the game's exact solver near the end;
             0 plays the masked argmax of the policy.
         name: how the player is shown.
     """
 
-    def __init__(self, net: AzNet, record: dict[str, Any], simulations: int,
+    def __init__(self, evaluate: Evaluate, record: dict[str, Any], simulations: int,
                  name: str = NAME) -> None:
         self.record = record
         self.game = canonical_name(record["game"])
         self.rules = rules(self.game)
-        self.evaluate = Evaluator(net)
+        self.evaluate = evaluate
         self.simulations = simulations
         self.config = SearchConfig(simulations=max(simulations, 1), gumbel_scale=0.0)
         self.leaf_values = solvers.leaf_values(self.game)
@@ -154,11 +162,28 @@ def _cached(resolved: str, size: int, modified_ns: int, path: str, game: str,
 
 
 def _load(path: str, game: str, simulations: int) -> AzAgent:
-    net, record = load_network(path)
-    check_game(record, game, path)
+    evaluate, record = _network(path, game)
     torch.set_num_threads(INFERENCE_THREADS)
     label = f"{NAME}:{simulations}{SEPARATOR}{path}"
-    return AzAgent(net, record, simulations, name=label)
+    return AzAgent(evaluate, record, simulations, name=label)
+
+
+def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
+    """The network of the checkpoint at ``path`` as the search sees it, and its game and board
+    record: an az checkpoint's, else a policy checkpoint's.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        CheckpointError: neither kind of checkpoint, or one for another game.
+    """
+    if is_az_checkpoint(path) or not policy.is_policy_checkpoint(path):
+        net, record = load_network(path)
+        check_game(record, game, path)
+        return Evaluator(net), record
+    network, metadata = policy.load_network(path)
+    policy.check_game(metadata, game, path)
+    board = policy.board_kwargs(metadata["env_kwargs"])
+    return policy.PolicyEvaluator(network), {"game": metadata["game"], "env_kwargs": board}
 
 
 def az_player(record: Game, arg: str | None) -> AzAgent:
