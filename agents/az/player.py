@@ -139,12 +139,12 @@ class BatchedAz:
 
 
 def load(path: str, game: str, simulations: int) -> AzAgent:
-    """The player of the az checkpoint at ``path`` for ``game``; the same object for the
-    same file (unchanged since) and arguments, within a process.
+    """The search player over the az or policy checkpoint at ``path`` for ``game``; the same
+    object for the same file (unchanged since) and arguments, within a process.
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        CheckpointError: not an az checkpoint, or one for another game.
+        CheckpointError: neither kind of checkpoint, or one for another game.
     """
     try:
         stat = Path(path).stat()
