@@ -306,6 +306,30 @@ def action_logits_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torc
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
+def logits_and_values(policy: MaskableActorCriticPolicy, obs: PyTorchObs
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``action_logits`` and the value head's estimates ``(B,)`` (``predict_values``) of
+    ``policy`` for a batch of boards, with one pass of a shared feature extractor: what a tree
+    search asks of a position."""
+    if isinstance(policy, SymmetricPolicy):
+        image, chosen = policy.canonical(obs)
+        logits, values = heads_of(policy, image)
+        return logits.gather(1, policy.to_image[chosen]), values
+    return heads_of(policy, obs)
+
+
+def heads_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs
+             ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``policy``'s actor logits and critic values on ``obs`` as it is (no canonical image)."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).reshape(-1)
+
+
 POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
     "MaskableActorCriticPolicy": MaskableActorCriticPolicy,
     "SymmetricPolicy": SymmetricPolicy,

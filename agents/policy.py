@@ -47,7 +47,13 @@ import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from boardgym.agents.networks import ACTIVATIONS, EXTRACTORS, POLICIES, action_logits
+from boardgym.agents.networks import (
+    ACTIVATIONS,
+    EXTRACTORS,
+    POLICIES,
+    action_logits,
+    logits_and_values,
+)
 from boardgym.envs.games import GAMES, canonical_name, rules
 from boardgym.envs.games.core import unbatch
 
@@ -576,11 +582,11 @@ class PolicyEvaluator:
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
-        logits = masked_logits(self.policy, observations, masks).astype(np.float64)
         with torch.inference_mode():
-            values = self.policy.predict_values(torch.as_tensor(observations,
-                                                                dtype=torch.float32))
-        return logits, values.numpy().reshape(-1).astype(np.float64)
+            logits, values = logits_and_values(self.policy, torch.as_tensor(
+                observations, dtype=torch.float32))
+        return (np.where(masks, logits.numpy().astype(np.float64), MASKED_LOGIT),
+                values.numpy().astype(np.float64))
 
 
 class PolicyAgent:

@@ -12,9 +12,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from boardgym.agents.networks import BoardCNN, SymmetricPolicy, board_symmetries
-from boardgym.agents.policy import masked_logits
-from boardgym.envs.games import four_in_a_row, reversi, tictactoe
+from boardgym.agents.networks import (
+    BoardCNN,
+    SymmetricPolicy,
+    action_logits,
+    board_symmetries,
+    logits_and_values,
+)
+from boardgym.agents.policy import load_network, masked_logits
+from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
 from tests.boards import random_position
 
 Transform = Callable[[np.ndarray], np.ndarray]
@@ -88,3 +94,19 @@ def test_symmetric_policy_mirrors_moves_and_keeps_values(
             np.testing.assert_allclose(image_logits, logits[moves], atol=1e-5)
         image_value = policy.predict_values(torch.as_tensor(image[None], dtype=torch.float32))
         torch.testing.assert_close(image_value, value)
+
+
+@pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])
+def test_logits_and_values_are_the_actor_and_the_critic_in_one_pass(game: str) -> None:
+    """On the shipped checkpoints (a ``SymmetricPolicy`` for Reversi, a plain one for
+    four-in-a-row): ``logits_and_values`` equals ``action_logits`` and ``predict_values``."""
+    policy, _ = load_network(f"checkpoints/{game}.zip")
+    rules = GAMES[game].rules
+    rng = np.random.default_rng(0)
+    boards = np.stack([rules.observation(random_position(rules, rng, int(rng.integers(0, 30))))
+                       for _ in range(16)])
+    obs = torch.as_tensor(boards, dtype=torch.float32)
+    with torch.inference_mode():
+        logits, values = logits_and_values(policy, obs)
+        torch.testing.assert_close(logits, action_logits(policy, obs))
+        torch.testing.assert_close(values, policy.predict_values(obs).reshape(-1))
