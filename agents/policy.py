@@ -374,15 +374,20 @@ def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
     return data
 
 
-def is_policy_checkpoint(path: str | Path) -> bool:
-    """True when ``path`` is a readable zip holding a ``boardgym.json`` record or the
-    pickled format's ``data`` entry (so that loading it says what it is); any other file,
-    or no file, is not."""
+def holds_entry(path: str | Path, *names: str) -> bool:
+    """True when ``path`` is a readable zip holding an entry of one of ``names``; any other
+    file, or no file, is not (nothing is read beyond the zip's directory)."""
     try:
         with zipfile.ZipFile(path) as archive:
-            return bool({METADATA_ENTRY, PICKLED_ENTRY} & set(archive.namelist()))
+            return not set(names).isdisjoint(archive.namelist())
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
         return False
+
+
+def is_policy_checkpoint(path: str | Path) -> bool:
+    """True when ``path`` is a zip holding a ``boardgym.json`` record or the pickled
+    format's ``data`` entry (so that loading it says what it is)."""
+    return holds_entry(path, METADATA_ENTRY, PICKLED_ENTRY)
 
 
 def read_metadata(path: str | Path) -> dict[str, Any]:

@@ -16,7 +16,6 @@ a missing, corrupt, pickled or foreign file. Writes are atomic (temporary file, 
 from __future__ import annotations
 
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from boardgym.agents.policy import (
     board_kwargs,
     check_keys,
     check_size,
+    holds_entry,
     load_state,
     one_line,
     open_checkpoint,
@@ -56,11 +56,7 @@ BOARD_KEYS = ("planes", "rows", "cols", "n_actions")
 def is_az_checkpoint(path: str | Path) -> bool:
     """True when ``path`` is a readable zip holding an ``az.json`` record (any other file,
     or no file, is not an az checkpoint)."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return RECORD_ENTRY in archive.namelist()
-    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
-        return False
+    return holds_entry(path, RECORD_ENTRY)
 
 
 def az_record(game: str, env_kwargs: dict[str, Any], arch: Architecture, iterations: int = 0,
