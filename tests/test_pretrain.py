@@ -4,8 +4,10 @@ that cannot be used is refused in one line naming the fix, before any run folder
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -14,9 +16,9 @@ from boardgym.envs.games import game as game_record
 from boardgym.train import ppo
 from boardgym.train.config import TrainConfig
 from boardgym.train.positions import position_lines
-from boardgym.train.pretrain import targets_of, training_positions
+from boardgym.train.pretrain import symmetric_images, targets_of, training_positions
 from boardgym.train.quality import default_positions
-from boardgym.train.teacher import distillation_loss
+from boardgym.train.teacher import as_targets, distillation_loss
 
 GAME = "four_in_a_row"
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=16",
@@ -122,3 +124,47 @@ def test_a_learning_rate_that_is_not_positive_is_refused(tmp_path: Path,
                                                          ) -> None:
     error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_lr=0")
     assert "--set pretrain_lr=" in error
+
+
+def test_symmetric_images_are_the_mirrored_positions(labelled: Path, tmp_path: Path) -> None:
+    """With ``pretrain_symmetries`` a four-in-a-row position also counts as its mirror image:
+    the targets of the mirrored position texts, moves and values mapped column for column."""
+    columns = game_record(GAME).rules.legal_mask(game_record(GAME).rules.parse("")).size
+    mirrored = tmp_path / "mirrored.jsonl"
+    lines = []
+    for line in labelled.read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        lines.append(json.dumps({
+            "position": "".join(str(columns + 1 - int(c)) for c in item["position"]),
+            "moves": {str(columns - 1 - int(a)): v for a, v in item["moves"].items()}}))
+    mirrored.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    both = TrainConfig(game=GAME, pretrain_positions=str(labelled), pretrain_symmetries=True)
+    plain = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    mirror = TrainConfig(game=GAME, pretrain_positions=str(mirrored))
+    images = targets_of(both, training_positions(both))
+    count = len(training_positions(plain))
+    expected = [targets_of(plain, training_positions(plain)),
+                targets_of(mirror, training_positions(mirror))]
+    assert len(images.values) == 2 * count
+    for half, want in enumerate(expected):
+        for got, field in zip(images.pick(np.arange(half * count, (half + 1) * count)), want,
+                              strict=True):
+            assert torch.equal(got, field)
+
+
+def test_every_image_of_a_square_board_keeps_its_moves_on_its_stones() -> None:
+    """Tic-tac-toe has 8 images per position; in each, the legal moves are the empty cells
+    of the image board and the best moves stay among them."""
+    rules = game_record("tictactoe").rules
+    states = [rules.parse(text) for text in ("X--------", "XO-------", "X-O-X----")]
+    masks = np.array([rules.legal_mask(state) for state in states])
+    policy = np.zeros(masks.shape, np.float32)
+    policy[:, 8] = 1.0
+    images = symmetric_images(as_targets(np.array([rules.observation(s) for s in states]),
+                                         masks, policy, np.array([1, 0, -1])))
+    assert len(images.values) == 8 * len(states)
+    empty = images.obs.sum(1).flatten(1) == 0
+    assert torch.equal(images.masks, empty)
+    assert bool((images.policy[~images.masks] == 0).all())
+    assert torch.equal(images.values, torch.tensor([1.0, 0.0, -1.0]).repeat(8))
+    assert len({tuple(row.tolist()) for row in images.obs[::3].flatten(1)}) == 4

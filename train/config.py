@@ -121,6 +121,10 @@ class TrainConfig:
             (``train.pretrain``); ``None``: none.
         pretrain_epochs: passes over ``pretrain_positions``.
         pretrain_lr: the pretraining learning rate at the first pass (falling linearly to 0).
+        pretrain_symmetries: pretrain on every symmetric image of each labelled position
+            (the board's symmetries, ``agents.networks.board_symmetries``: the mirror in
+            four-in-a-row, 8 in Reversi and tic-tac-toe), each a position with the same
+            value and the moves mapped; False: the positions as they are.
     """
 
     game: str
@@ -176,6 +180,7 @@ class TrainConfig:
     pretrain_positions: str | None = None
     pretrain_epochs: int = 10
     pretrain_lr: float = 3e-4
+    pretrain_symmetries: bool = False
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)

@@ -13,6 +13,8 @@ where ``best`` spreads the probability evenly over the moves of the highest exac
 distillation loss of ``train.teacher`` with the exact solver as the teacher. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
 PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
+With ``pretrain_symmetries: true`` each position also counts as each of its symmetric images
+(``symmetric_images``): the games are symmetric, so the images' labels are exact too.
 
 Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
 quality`` and ``eval_quality`` judge) are dropped, so a run never trains on the positions it
@@ -28,6 +30,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from boardgym.agents.networks import board_symmetries
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
@@ -81,9 +84,24 @@ def targets_of(config: TrainConfig, positions: list[Position]) -> Targets:
         best = [action for action in position.values if position.is_best(action)]
         policy[row, best] = 1.0 / len(best)
     outcomes = [np.sign(position.best) for position in positions]
-    return as_targets(np.array([rules.observation(state) for state in states]),
-                      np.array([rules.legal_mask(state) for state in states]), policy,
-                      np.array(outcomes))
+    targets = as_targets(np.array([rules.observation(state) for state in states]),
+                         np.array([rules.legal_mask(state) for state in states]), policy,
+                         np.array(outcomes))
+    return symmetric_images(targets) if config.pretrain_symmetries else targets
+
+
+def symmetric_images(targets: Targets) -> Targets:
+    """``targets`` followed by each of their images under the board's other symmetries
+    (``board_symmetries``, identity first): observation cells and moves permuted alike, the
+    values unchanged. ``len(result) == G * len(targets)`` for ``G`` symmetries."""
+    batch, planes, rows, cols = targets.obs.shape
+    cells, actions = board_symmetries(rows, cols, targets.masks.shape[1])
+    boards = targets.obs.reshape(batch, planes, rows * cols)
+    return Targets(
+        torch.cat([boards[:, :, image].reshape(targets.obs.shape) for image in cells]),
+        torch.cat([targets.masks[:, moves] for moves in actions]),
+        torch.cat([targets.policy[:, moves] for moves in actions]),
+        targets.values.repeat(len(cells)))
 
 
 def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = print) -> None:
@@ -91,14 +109,15 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = 
     per pass to ``log``. Minibatches are drawn from ``config.seed``."""
     positions = training_positions(config)
     targets = targets_of(config, positions)
+    count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
     rng = np.random.default_rng([config.seed, len(positions)])
-    pieces = max(1, len(positions) // config.batch_size)
+    pieces = max(1, count // config.batch_size)
     total, done = config.pretrain_epochs * pieces, 0
     policy.set_training_mode(True)
     for epoch in range(1, config.pretrain_epochs + 1):
         kls, errors = [], []
-        for batch in np.array_split(rng.permutation(len(positions)), pieces):
+        for batch in np.array_split(rng.permutation(count), pieces):
             optimizer.param_groups[0]["lr"] = config.pretrain_lr * (1 - done / total)
             loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
                                                       config.vf_coef)
@@ -109,6 +128,6 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = 
             kls.append(kl.item())
             errors.append(value_error.item())
             done += 1
-        log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {len(positions)} positions: "
+        log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
             f"KL to the best moves {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
     policy.set_training_mode(False)
