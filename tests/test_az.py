@@ -128,8 +128,8 @@ def test_symmetries_map_positions_and_best_moves_tictactoe() -> None:
     rules = game("tictactoe").rules
     text, best = "XX-OO----", 2
     state = rules.parse(text)
-    net = random_net("tictactoe")
-    symmetries = Symmetries(net.arch)
+    arch = random_net("tictactoe").arch
+    symmetries = Symmetries(arch.rows, arch.cols, arch.n_actions)
     assert len(symmetries) == 8
     target = np.eye(9)[best][None]
     for g in range(len(symmetries)):
@@ -146,7 +146,8 @@ def test_symmetries_mirror_four_in_a_row() -> None:
     rules = game("four_in_a_row").rules
     state = rules.parse("4455661")  # red: 4 5 6 and 1; yellow must block at 3 or 7
     mirrored = rules.parse("4433227")  # the same position, columns mirrored (c -> 8 - c)
-    symmetries = Symmetries(random_net("four_in_a_row").arch)
+    arch = random_net("four_in_a_row").arch
+    symmetries = Symmetries(arch.rows, arch.cols, arch.n_actions)
     assert len(symmetries) == 2
     policy = np.zeros((1, 7))
     policy[0, 2] = 1.0  # yellow blocks column 3

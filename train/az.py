@@ -726,7 +726,8 @@ def train(run: AzRun, progress: bool = True) -> AzRun:
     iteration and evaluating every ``eval_every`` and at the end."""
     config, record = run.config, game_record(run.config.game)
     torch.set_num_threads(config.torch_threads)
-    symmetries = Symmetries(run.net.arch)
+    arch = run.net.arch
+    symmetries = Symmetries(arch.rows, arch.cols, arch.n_actions)
     positions = quality_subset(record, config.eval_positions)
     logs = Logs(run.directory)
     started, elapsed_before = time.perf_counter(), run.elapsed

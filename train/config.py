@@ -122,7 +122,7 @@ class TrainConfig:
         pretrain_epochs: passes over ``pretrain_positions``.
         pretrain_lr: the pretraining learning rate at the first pass (falling linearly to 0).
         pretrain_symmetries: pretrain on every symmetric image of each labelled position
-            (the board's symmetries, ``agents.networks.board_symmetries``: the mirror in
+            (the board's symmetries, ``agents.az.network.Symmetries``: the mirror in
             four-in-a-row, 8 in Reversi and tic-tac-toe), each a position with the same
             value and the moves mapped; False: the positions as they are.
     """

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from boardgym.agents.networks import board_symmetries
+from boardgym.agents.az.network import Symmetries
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
@@ -92,16 +92,15 @@ def targets_of(config: TrainConfig, positions: list[Position]) -> Targets:
 
 def symmetric_images(targets: Targets) -> Targets:
     """``targets`` followed by each of their images under the board's other symmetries
-    (``board_symmetries``, identity first): observation cells and moves permuted alike, the
-    values unchanged. ``len(result) == G * len(targets)`` for ``G`` symmetries."""
-    batch, planes, rows, cols = targets.obs.shape
-    cells, actions = board_symmetries(rows, cols, targets.masks.shape[1])
-    boards = targets.obs.reshape(batch, planes, rows * cols)
-    return Targets(
-        torch.cat([boards[:, :, image].reshape(targets.obs.shape) for image in cells]),
-        torch.cat([targets.masks[:, moves] for moves in actions]),
-        torch.cat([targets.policy[:, moves] for moves in actions]),
-        targets.values.repeat(len(cells)))
+    (``agents.az.network.Symmetries``, identity first): observation cells and moves mapped
+    alike, the values unchanged. ``len(result) == G * len(targets)`` for ``G`` symmetries."""
+    batch, _, rows, cols = targets.obs.shape
+    symmetries = Symmetries(rows, cols, targets.masks.shape[1])
+    which = np.repeat(np.arange(len(symmetries)), batch)
+    copies = (np.tile(field.numpy(), (len(symmetries),) + (1,) * (field.dim() - 1))
+              for field in (targets.obs, targets.masks, targets.policy))
+    obs, masks, policy = symmetries.apply(which, *copies)
+    return as_targets(obs, masks, policy, np.tile(targets.values.numpy(), len(symmetries)))
 
 
 def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = print) -> None:

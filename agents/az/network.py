@@ -121,14 +121,15 @@ class Symmetries:
     (``actions[g]``). Symmetry 0 is the identity.
 
     Args:
-        arch: the board (rows, cols, number of actions).
+        rows, cols: the board.
+        n_actions: the size of the action space (cells or columns).
 
     Raises:
         ValueError: actions that are neither cells nor columns.
     """
 
-    def __init__(self, arch: Architecture) -> None:
-        cells, actions = board_symmetries(arch.rows, arch.cols, arch.n_actions)
+    def __init__(self, rows: int, cols: int, n_actions: int) -> None:
+        cells, actions = board_symmetries(rows, cols, n_actions)
         self.cells = cells.numpy()
         self.actions = actions.numpy()
 
