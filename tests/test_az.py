@@ -294,7 +294,23 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     assert resumed.positions == straight.positions
 
 
+def test_run_started_from_a_checkpoint_begins_with_its_weights(tmp_path: Path) -> None:
+    """``init_from``: a new run (fresh optimizer, empty buffer) on a shipped network."""
+    shipped, _ = load_network("checkpoints/tictactoe_az.zip")
+    run = az_training.new_run(tiny_config(init_from="checkpoints/tictactoe_az.zip"),
+                              tmp_path)
+    for mine, theirs in zip(run.net.state_dict().values(), shipped.state_dict().values(),
+                            strict=True):
+        torch.testing.assert_close(mine, theirs)
+    assert run.buffer.size == 0 and run.iteration == 0
+
+
 @pytest.mark.parametrize(("args", "message"), [
+    (["tictactoe", "--set", "init_from=nowhere.zip"], "init_from: no file nowhere.zip"),
+    (["tictactoe", "--set", "init_from=checkpoints/four_in_a_row_az.zip"],
+     "trained for 'four_in_a_row', not 'tictactoe'"),
+    (["tictactoe", "--set", "init_from=checkpoints/tictactoe_az.zip", "--set", "channels=16"],
+     "has channels 32 (config: 16)"),
     (["nosuchgame"], "unknown game"),
     (["tictactoe", "--set", "bogus=1"], "unknown config key"),
     (["tictactoe", "--set", "simulations=0"], "simulations must be a positive integer"),

@@ -66,7 +66,7 @@ from boardgym.agents.policy import load_state
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game, batch_of, put, take
-from boardgym.train.cli import CommandParser, game_names, progress_bar
+from boardgym.train.cli import CommandParser, game_names, one_line, progress_bar
 from boardgym.train.config import (
     MAX_TORCH_THREADS,
     SEED_LIMIT,
@@ -151,6 +151,9 @@ class AzConfig:
         eval_simulations: simulations of the evaluated player (0: the raw policy).
         eval_openings: random plies before each ladder game (fair openings; 0: none).
         torch_threads: CPU threads torch may use.
+        init_from: an az checkpoint of the same game, board and network whose weights
+            start the run (a fresh optimizer and an empty replay buffer: a new run that goes
+            on from a shipped network); None: random weights.
     """
 
     game: str
@@ -186,6 +189,7 @@ class AzConfig:
     eval_simulations: int = 0
     eval_openings: int = 0
     torch_threads: int = 1
+    init_from: str | None = None
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -579,10 +583,44 @@ class AzRun:
 
 
 def new_learner(config: AzConfig) -> tuple[AzNet, torch.optim.Optimizer]:
-    """A fresh network (seeded by ``config.seed``) and its optimizer."""
+    """A fresh network (seeded by ``config.seed``; the ``init_from`` weights, if any) and its
+    optimizer.
+
+    Raises:
+        ValueError: ``init_from`` is not an az checkpoint of this game, board and network.
+    """
     torch.manual_seed(config.seed)
     net = AzNet(config.architecture())
+    if config.init_from is not None:
+        net.load_state_dict(start_weights(config.init_from, config.game, net.arch))
     return net, optimizer_for(config, net)
+
+
+def start_weights(path: str, game: str, arch: Architecture) -> dict[str, torch.Tensor]:
+    """The weights of the az checkpoint at ``path``, checked to be for ``game`` on the
+    board and network ``arch``.
+
+    Raises:
+        ValueError: no such file, not an az checkpoint, another game, board or network.
+    """
+    if not Path(path).is_file():
+        raise ValueError(f"init_from: no file {path}; give --set init_from=PATH of an az "
+                         "checkpoint of this game (e.g. checkpoints/reversi_az.zip), or "
+                         "--set init_from=null")
+    try:
+        start, record = load_network(path)
+        check_game(record, game, path)
+    except CheckpointError as error:
+        raise ValueError(f"init_from: {one_line(str(error))}; give --set init_from=PATH of an "
+                         "az checkpoint of this game, or --set init_from=null") from error
+    theirs, ours = start.arch.to_dict(), arch.to_dict()
+    differ = [f"{key} {theirs[key]} (config: {ours[key]})" for key in ours
+              if theirs[key] != ours[key]]
+    if differ:
+        raise ValueError(f"init_from: {path} has {', '.join(differ)}; set the config's "
+                         "channels, blocks and hidden to the checkpoint's, or --set "
+                         "init_from=null")
+    return start.state_dict()
 
 
 def optimizer_for(config: AzConfig, net: AzNet) -> torch.optim.Optimizer:
@@ -592,14 +630,16 @@ def optimizer_for(config: AzConfig, net: AzNet) -> torch.optim.Optimizer:
 
 
 def new_run(config: AzConfig, runs_dir: Path) -> AzRun:
-    """A fresh run and its folder (with ``config.yaml``).
+    """A fresh run and its folder (with ``config.yaml``); nothing is made on disk when the
+    ``init_from`` weights do not fit.
 
     Raises:
-        ValueError: the folder cannot be made (the message names the path).
+        ValueError: the ``init_from`` weights do not fit, or the folder cannot be made (the
+            message names the path).
     """
+    net, optimizer = new_learner(config)
     directory = make_run_folder(runs_dir, config.game, ALGO, config.seed)
     write_atomic(directory / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
-    net, optimizer = new_learner(config)
     buffer = ReplayBuffer(net.arch, config.buffer_size)
     return AzRun(config, directory, net, optimizer, buffer, np.random.default_rng(config.seed))
 
