@@ -53,7 +53,6 @@ from boardgym.agents.az.checkpoint import (
     TRAIN_STATE_ENTRY,
     CheckpointError,
     az_record,
-    check_game,
     load_network,
     read_entry,
     read_tensors,
@@ -608,8 +607,7 @@ def start_weights(path: str, game: str, arch: Architecture) -> dict[str, torch.T
                          "checkpoint of this game (e.g. checkpoints/reversi_az.zip), or "
                          "--set init_from=null")
     try:
-        start, record = load_network(path)
-        check_game(record, game, path)
+        start, _ = load_network(path, game)
     except CheckpointError as error:
         raise ValueError(f"init_from: {one_line(str(error))}; give --set init_from=PATH of an "
                          "az checkpoint of this game, or --set init_from=null") from error
@@ -681,8 +679,7 @@ def resumed(config: AzConfig, directory: Path) -> AzRun:
     last = directory / CHECKPOINTS / LAST
     if not last.is_file():
         raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run")
-    net, record = load_network(last)
-    check_game(record, config.game, last)
+    net, _ = load_network(last, config.game)
     optimizer = optimizer_for(config, net)
     load_state(optimizer, read_tensors(last, OPTIMIZER_ENTRY), last, OPTIMIZER_ENTRY)
     state = read_entry(last, TRAIN_STATE_ENTRY)

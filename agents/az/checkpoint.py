@@ -111,15 +111,18 @@ def read_record(path: str | Path) -> tuple[dict[str, Any], Architecture]:
     return record, check_record(record, path)
 
 
-def load_network(path: str | Path) -> tuple[AzNet, dict[str, Any]]:
+def load_network(path: str | Path, game: str | None = None) -> tuple[AzNet, dict[str, Any]]:
     """The network stored at ``path`` (CPU, eval mode) and its checked record; nothing is
-    unpickled.
+    unpickled. With ``game``, the checkpoint must be for that game (``check_game``).
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        CheckpointError: not an az checkpoint, or weights that do not fit its record.
+        CheckpointError: not an az checkpoint, one for another game than ``game``, or
+            weights that do not fit its record.
     """
     record, arch = read_record(path)
+    if game is not None:
+        check_game(record, game, path)
     net = AzNet(arch)
     load_state(net, read_tensors(path, MODEL_ENTRY), path, MODEL_ENTRY)
     return net.eval(), record

@@ -23,7 +23,6 @@ import torch
 from boardgym.agents import policy, solvers
 from boardgym.agents.az.checkpoint import (
     CheckpointError,
-    check_game,
     is_az_checkpoint,
     load_network,
 )
@@ -177,8 +176,7 @@ def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
         CheckpointError: neither kind of checkpoint, or one for another game.
     """
     if is_az_checkpoint(path) or not policy.is_policy_checkpoint(path):
-        net, record = load_network(path)
-        check_game(record, game, path)
+        net, record = load_network(path, game)
         return Evaluator(net), record
     network, metadata = policy.load_network(path)
     policy.check_game(metadata, game, path)
