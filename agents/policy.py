@@ -474,16 +474,20 @@ def load_state(module: torch.nn.Module | torch.optim.Optimizer, state: dict[str,
                               f"{METADATA_ENTRY} ({one_line(str(error))}); retrain it") from error
 
 
-def load_network(path: str | Path) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
+def load_network(path: str | Path,
+                 game: str | None = None) -> tuple[MaskableActorCriticPolicy, dict[str, Any]]:
     """The policy stored at ``path`` (on the CPU, in eval mode) and its checked record: the
-    one reader of checkpoints, with nothing unpickled.
+    one reader of checkpoints, with nothing unpickled. With ``game``, the checkpoint must be
+    for that game (``check_game``), checked before any network is built.
 
     Raises:
         FileNotFoundError: no file at ``path``.
         CheckpointError: anything but a boardgym checkpoint of this format (the message
-            says what it is and how to convert it).
+            says what it is and how to convert it), or one for another game than ``game``.
     """
     metadata = read_metadata(path)
+    if game is not None:
+        check_game(metadata, game, path)
     policy = build_policy(metadata, path)
     load_state(policy, read_tensors(path, POLICY_ENTRY), path, POLICY_ENTRY)
     policy.set_training_mode(False)
@@ -723,9 +727,8 @@ def _cached_policy(resolved: str, size: int, modified_ns: int, path: str, game: 
 
 def _load_policy(path: str, game: str, stochastic: bool) -> PolicyAgent:
     """``load_policy`` without the cache."""
-    check_game(read_metadata(path), game, path)
     torch.set_num_threads(INFERENCE_THREADS)
-    policy, metadata = load_network(path)
+    policy, metadata = load_network(path, game)
     return PolicyAgent(policy, metadata, stochastic=stochastic, name=str(path))
 
 

@@ -34,11 +34,9 @@ from boardgym.agents.policy import (
     OPTIMIZER_ENTRY,
     TRAIN_STATE_ENTRY,
     CheckpointError,
-    check_game,
     load_network,
     model_counters,
     read_entry,
-    read_metadata,
     read_tensors,
     write_checkpoint,
 )
@@ -376,8 +374,7 @@ def read_resume_state(last: Path, game: str) -> dict[str, Any]:
         FileNotFoundError, CheckpointError: a checkpoint that cannot be resumed (the
             message says why).
     """
-    check_game(read_metadata(last), game, last)
-    load_network(last)
+    load_network(last, game)
     read_tensors(last, OPTIMIZER_ENTRY)
     state = read_entry(last, TRAIN_STATE_ENTRY)
     if state is None:

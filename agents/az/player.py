@@ -178,8 +178,7 @@ def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
     if is_az_checkpoint(path) or not policy.is_policy_checkpoint(path):
         net, record = load_network(path, game)
         return Evaluator(net), record
-    network, metadata = policy.load_network(path)
-    policy.check_game(metadata, game, path)
+    network, metadata = policy.load_network(path, game)
     board = policy.board_kwargs(metadata["env_kwargs"])
     return policy.PolicyEvaluator(network), {"game": metadata["game"], "env_kwargs": board}
 
