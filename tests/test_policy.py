@@ -237,6 +237,10 @@ def test_checkpoint_of_another_game_is_refused() -> None:
         load_policy(SHIPPED["tictactoe"], "reversi")
     with pytest.raises(CheckpointError, match="trained for 'reversi'"):
         gym.make("FourInARow-v0", opponent=str(SHIPPED["reversi"]))
+    with pytest.raises(CheckpointError, match="trained for 'four_in_a_row'"):
+        checkpoint.load_network(SHIPPED["four_in_a_row"], "tictactoe")
+    network, metadata = checkpoint.load_network(SHIPPED["tictactoe"], "tic_tac_toe")
+    assert metadata["game"] == "tictactoe" and not network.training
 
 
 def test_checkpoint_on_another_board_size_is_refused() -> None:
