@@ -494,11 +494,13 @@ def load_network(path: str | Path,
     return policy, metadata
 
 
-def check_game(metadata: dict[str, Any], game: str, path: str | Path) -> None:
-    """Raise a CheckpointError when ``metadata`` is not for ``game``."""
+def check_game(metadata: dict[str, Any], game: str, path: str | Path,
+               kind: str = "checkpoint") -> None:
+    """Raise a CheckpointError when ``metadata`` (a policy checkpoint's, or an az record:
+    ``kind`` names which in the message) is not for ``game``."""
     trained = metadata.get("game")
     if trained != canonical_name(game):
-        raise CheckpointError(f"checkpoint {path} was trained for {trained!r}, not "
+        raise CheckpointError(f"{kind} {path} was trained for {trained!r}, not "
                               f"{canonical_name(game)!r}; use it with `{trained}` or pass a "
                               f"{canonical_name(game)} checkpoint")
 

@@ -26,6 +26,7 @@ from boardgym.agents.policy import (
     CheckpointError,
     board_facts,
     board_kwargs,
+    check_game,
     check_keys,
     check_size,
     holds_entry,
@@ -122,7 +123,7 @@ def load_network(path: str | Path, game: str | None = None) -> tuple[AzNet, dict
     """
     record, arch = read_record(path)
     if game is not None:
-        check_game(record, game, path)
+        check_game(record, game, path, kind="az checkpoint")
     net = AzNet(arch)
     load_state(net, read_tensors(path, MODEL_ENTRY), path, MODEL_ENTRY)
     return net.eval(), record
@@ -154,14 +155,7 @@ def write_checkpoint(path: str | Path, net: AzNet, record: dict[str, Any],
     write_zip_atomic(path, {**entries, **extra}, stored=frozenset(extra))
 
 
-def check_game(record: dict[str, Any], game: str, path: str | Path) -> None:
-    """Raise a CheckpointError when ``record`` is not for ``game``."""
-    if record["game"] != canonical_name(game):
-        raise CheckpointError(f"az checkpoint {path} was trained for {record['game']!r}, not "
-                              f"{canonical_name(game)!r}; use it with `{record['game']}`")
-
-
 __all__ = ["FORMAT_VERSION", "MODEL_ENTRY", "OPTIMIZER_ENTRY", "RECORD_ENTRY",
-           "TRAIN_STATE_ENTRY", "CheckpointError", "az_record", "check_game", "check_record",
+           "TRAIN_STATE_ENTRY", "CheckpointError", "az_record", "check_record",
            "is_az_checkpoint", "load_network", "open_checkpoint", "read_record",
            "write_checkpoint"]
