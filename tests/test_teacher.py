@@ -1,8 +1,9 @@
-"""Kickstarting (config key ``teacher``): an az network distilled into the PPO learner; and
-``BoardCNN``'s feature layer (``features_activation``, ``head_planes``)."""
+"""Kickstarting (config key ``teacher``): an az network or a named player distilled into the
+PPO learner; and ``BoardCNN``'s feature layer (``features_activation``, ``head_planes``)."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import gymnasium as gym
@@ -20,7 +21,14 @@ from boardgym.train import ppo
 from boardgym.train.config import load_config
 from boardgym.train.environments import make_vec_env
 from boardgym.train.quality import default_positions, load_positions
-from boardgym.train.teacher import Kickstart, Targets, load_teacher, teacher_weight
+from boardgym.train.teacher import (
+    Kickstart,
+    PlayerTeacher,
+    Targets,
+    distillation_loss,
+    load_teacher,
+    teacher_weight,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "checkpoints" / "tictactoe_az.zip"
@@ -76,6 +84,28 @@ def test_the_teacher_pulls_the_learner_toward_its_policy(tmp_path: Path) -> None
     assert taught < 0.5 * plain
 
 
+def best_move_rate(checkpoint: Path) -> float:
+    """The share of the labelled tic-tac-toe positions where the checkpoint's move is a best
+    one."""
+    record = game("tictactoe")
+    positions = load_positions(default_positions(record), record)
+    states = [record.rules.parse(position.text) for position in positions]
+    observations = np.stack([record.rules.observation(state) for state in states])
+    masks = np.stack([record.rules.legal_mask(state) for state in states])
+    moves = masked_logits(load_network(checkpoint)[0], observations.astype(np.float32),
+                          masks).argmax(axis=1)
+    return float(np.mean([position.is_best(int(move))
+                          for position, move in zip(positions, moves, strict=True)]))
+
+
+def test_a_player_teacher_pulls_the_learner_toward_its_moves(tmp_path: Path) -> None:
+    plain = best_move_rate(train_tiny(tmp_path))
+    taught = best_move_rate(train_tiny(tmp_path, "--set", "teacher=perfect",
+                                       "--set", "teacher_epochs=8",
+                                       "--set", f"teacher_steps={2 * STEPS}"))
+    assert taught > plain + 0.1
+
+
 def test_the_teacher_weight_falls_linearly_to_zero() -> None:
     config = load_config("tictactoe", overrides={"teacher_coef": 2.0, "teacher_steps": 1000})
     weights = [teacher_weight(config, step) for step in (0, 250, 1000, 5000)]
@@ -108,8 +138,9 @@ class CheckedKickstart(Kickstart):
 
 
 def learn_three_rollouts(tmp_path: Path, kickstart: type[Kickstart], *extra: str) -> None:
-    """Three rollouts of a tiny tic-tac-toe run with an ``az:4`` teacher searching 40
-    positions a rollout, distilled by ``kickstart``; ``extra``: more arguments."""
+    """Three rollouts of a tiny tic-tac-toe run with a teacher searching 40 positions a
+    rollout (the ``az:4`` player unless ``extra`` sets another), distilled by ``kickstart``;
+    ``extra``: more arguments."""
     run, _ = ppo.prepare(ppo.build_parser().parse_args(
         ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
          "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
@@ -130,18 +161,69 @@ def test_a_search_teacher_needs_the_batched_env() -> None:
     with pytest.raises(ValueError, match="vectorization=dummy"):
         load_config("tictactoe", overrides={"teacher_simulations": 8,
                                             "vectorization": "dummy"})
+    with pytest.raises(ValueError, match="vectorization=dummy"):
+        load_teacher(load_config("tictactoe", overrides={"teacher": "perfect",
+                                                         "vectorization": "dummy"}))
+
+
+class PlayerCheckedKickstart(Kickstart):
+    """``Kickstart`` that checks a player teacher's targets: the recorded positions only,
+    all the probability on the player's move there, no value."""
+
+    checked = 0
+
+    def targets(self) -> Targets:
+        assert isinstance(self.teacher, PlayerTeacher) and self.network is None
+        draws = copy.deepcopy(self.teacher.rng)
+        targets = super().targets()
+        self.teacher.rng = draws  # the same draws again: the same moves
+        rules = game("tictactoe").rules
+        searched = join([states for _, _, states in self.picked])
+        assert len(targets.obs) == self.rollout().buffer_size * 3  # ceil(40 / 16) a step
+        assert np.array_equal(rules.observation(searched), targets.obs.numpy())
+        assert np.array_equal(rules.legal_mask(searched), targets.masks.numpy())
+        assert np.array_equal(self.teacher.search_batch(searched).policy, targets.policy.numpy())
+        policy = targets.policy.numpy()
+        assert np.array_equal(policy.max(axis=1), np.ones(len(policy)))
+        assert np.array_equal(policy.sum(axis=1), np.ones(len(policy)))
+        assert not policy[~targets.masks.numpy()].any()
+        assert bool(torch.isnan(targets.values).all())
+        PlayerCheckedKickstart.checked += 1
+        return targets
+
+
+def test_a_player_teacher_teaches_its_moves_on_the_recorded_positions(tmp_path: Path) -> None:
+    learn_three_rollouts(tmp_path, PlayerCheckedKickstart, "--set", "teacher=perfect",
+                         "--set", "opening_plies=[0,4]")
+    assert PlayerCheckedKickstart.checked == 3
+
+
+def test_positions_without_a_teacher_value_train_the_policy_alone() -> None:
+    policy = load_network(ROOT / "checkpoints" / "tictactoe.zip")[0]
+    rules = game("tictactoe").rules
+    start = rules.initial_state()
+    obs = torch.as_tensor(rules.observation(start)[None], dtype=torch.float32)
+    masks = torch.as_tensor(rules.legal_mask(start)[None])
+    centre = torch.zeros((1, 9))
+    centre[0, 4] = 1.0
+    loss, kl, value_error = distillation_loss(
+        policy, Targets(obs, masks, centre, torch.tensor([float("nan")])), vf_coef=0.5)
+    assert torch.isfinite(loss) and value_error.item() == 0.0 and torch.equal(loss, kl)
+    with_value = distillation_loss(policy, Targets(obs, masks, centre, torch.tensor([1.0])), 0.5)
+    assert with_value[2].item() > 0.0 and with_value[0].item() > kl.item()
 
 
 @pytest.mark.parametrize(("teacher", "message"), [
-    ("reversi_az.zip", "trained for 'reversi'"),
-    ("tictactoe.zip", "not an az checkpoint"),
-    ("missing.zip", "missing.zip"),
+    (str(ROOT / "checkpoints" / "reversi_az.zip"), "trained for 'reversi'"),
+    (str(ROOT / "checkpoints" / "tictactoe.zip"), "not an az checkpoint"),
+    (str(ROOT / "checkpoints" / "missing.zip"), "missing.zip"),
+    ("perfekt", "unknown tictactoe player 'perfekt'"),
 ])
 def test_a_wrong_teacher_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 teacher: str, message: str) -> None:
     with pytest.raises(SystemExit) as stop:
         ppo.main(["tictactoe", "--runs-dir", str(tmp_path), "--no-progress",
-                  "--set", f"teacher={ROOT / 'checkpoints' / teacher}"])
+                  "--set", f"teacher={teacher}"])
     error = capsys.readouterr().err.strip()
     assert stop.value.code == 2 and len(error.splitlines()) == 1
     assert message in error and "teacher" in error

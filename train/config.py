@@ -102,15 +102,18 @@ class TrainConfig:
         eval_bar: ``{spec: win rate}`` of eval opponents: evaluations where the learner's win
             rate against one of them is below its bar rank below every evaluation that
             holds them all (``runs.selection_key``); ``{}``: no bar.
-        teacher: an az checkpoint (``boardgym az``) of the same game and board that the
-            learner is distilled toward after each rollout (``train.teacher``); ``None``: none.
+        teacher: what the learner is distilled toward after each rollout
+            (``train.teacher``): an az checkpoint (``boardgym az``) of the same game and
+            board, or a player spec (``alphabeta:4``: its moves on ``teacher_positions``
+            positions a rollout); ``None``: none.
         teacher_coef: the distillation weight at step 0.
         teacher_steps: the step where the distillation weight has fallen linearly to 0.
         teacher_epochs: passes over each rollout's positions in the distillation.
         teacher_simulations: 0: the targets are the teacher network's raw policy and value on
             every position of the rollout; N > 0: its Gumbel search of N simulations (the
             ``az:N`` player) on ``teacher_positions`` positions drawn from each rollout.
-        teacher_positions: positions searched per rollout when ``teacher_simulations > 0``.
+        teacher_positions: positions searched per rollout when ``teacher_simulations > 0``
+            or the teacher is a player.
         teacher_skip: league opponents whose games get no distillation (PPO alone learns to
             beat them; e.g. the bar opponent, which the teacher does not exploit).
         init_from: a policy checkpoint (``boardgym train``/``selfplay``) of the same game,

@@ -1,4 +1,5 @@
-"""Kickstarting: distil an az player into the PPO learner (config key ``teacher``).
+"""Kickstarting: distil an az network or a searching player into the PPO learner (config
+key ``teacher``).
 
 With ``teacher: PATH`` (an az checkpoint of ``boardgym az``, same game and board), each
 rollout ends with ``teacher_epochs`` passes of minibatch gradient steps (``batch_size``, the
@@ -21,6 +22,13 @@ The targets (``Targets``) come from the ``az:N`` player of the checkpoint, N =
   rules states, recorded as the rollout runs; the network alone covers the rest, so every
   position still gets its gradient steps.
 
+With ``teacher: SPEC``, a named player (``alphabeta:4``, ``solver``: any spec of
+``agents.make`` that is not a path), the targets are the moves it plays on
+``teacher_positions`` positions of each rollout (drawn as above): all the probability on its
+move, and no value (the value term is left out; ``Targets.values`` is NaN there). Only those
+positions are distilled; the learner's own positions make the imitation on-policy (DAgger:
+Ross et al. 2011). Its cost is the player's time a move, one game after another.
+
 With ``teacher_skip``, the positions of games against those league opponents get no
 distillation (and no search): PPO alone shapes the moves there.
 
@@ -31,7 +39,7 @@ AlphaZero's.)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 import torch
@@ -40,11 +48,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from torch.nn import functional
 
+from boardgym import agents
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs, initial_state
-from boardgym.envs.games.core import join, take
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import join, take, unbatch
+from boardgym.envs.games.players import Agent
 from boardgym.envs.sb3 import SB3VecEnv
 from boardgym.train.config import TrainConfig
 
@@ -52,16 +63,58 @@ MASKED = -1e9
 """Logit of an illegal move in the distillation loss (finite, so 0 * it stays 0)."""
 
 
-def load_teacher(config: TrainConfig) -> player.AzAgent | None:
-    """The ``az:teacher_simulations`` player of ``config.teacher`` (None without one), checked
-    against the run.
+class Moves(NamedTuple):
+    """A player teacher's targets on N positions."""
+
+    policy: np.ndarray
+    """``(N, A)`` all the probability on the player's move."""
+    value: np.ndarray
+    """``(N,)`` NaN: a player gives no value."""
+
+
+class PlayerTeacher:
+    """A named player as the teacher: its move on each searched position, no value.
+
+    Args:
+        agent: the player (``agents.make``).
+        game: its game's name.
+        seed: seeds the draws the player breaks ties with.
+    """
+
+    def __init__(self, agent: Agent, game: str, seed: int) -> None:
+        self.agent = agent
+        self.rules = game_record(game).rules
+        self.rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"PlayerTeacher({self.agent!r})"
+
+    def search_batch(self, state: Any) -> Moves:
+        """The player's move in each game of the batched, unfinished ``state``, one-hot."""
+        masks = self.rules.legal_mask(state)
+        moves = [self.agent.act(unbatch(state, i), self.rng) for i in range(len(masks))]
+        policy = np.zeros(masks.shape, dtype=np.float32)
+        policy[np.arange(len(masks)), moves] = 1.0
+        return Moves(policy, np.full(len(masks), np.nan, dtype=np.float32))
+
+
+Teacher: TypeAlias = player.AzAgent | PlayerTeacher
+"""What ``load_teacher`` gives: an az player or a named player."""
+
+
+def load_teacher(config: TrainConfig) -> Teacher | None:
+    """The teacher ``config.teacher`` names (None without one), checked against the run: the
+    ``az:teacher_simulations`` player of an az checkpoint (a path), or a ``PlayerTeacher``
+    of a player spec.
 
     Raises:
-        ValueError: no such file, not an az checkpoint, or another game or board (the
-            message names the fix).
+        ValueError: no such file, not an az checkpoint, another game or board, an unknown
+            player, or a player teacher without the batched env (the message names the fix).
     """
     if config.teacher is None:
         return None
+    if not agents.is_checkpoint_spec(config.teacher):
+        return player_teacher(config, config.teacher)
     try:
         if Path(config.teacher).is_file() and not is_az_checkpoint(config.teacher):
             raise CheckpointError(f"{config.teacher} is not an az checkpoint (a policy "
@@ -71,9 +124,22 @@ def load_teacher(config: TrainConfig) -> player.AzAgent | None:
     except (FileNotFoundError, CheckpointError) as error:
         raise ValueError(f"teacher: {error}; give --set teacher=PATH of an az checkpoint "
                          f"for {config.game} on "
-                         f"{board_kwargs(config.env_kwargs) or 'the default board'} "
-                         "(or null)") from None
+                         f"{board_kwargs(config.env_kwargs) or 'the default board'}, a player "
+                         "such as alphabeta:4, or null") from None
     return agent
+
+
+def player_teacher(config: TrainConfig, spec: str) -> PlayerTeacher:
+    """The ``PlayerTeacher`` of ``spec`` for the run (see ``load_teacher``)."""
+    if config.vectorization == "dummy":
+        raise ValueError(f"teacher: {spec} plays the batched env's positions; drop --set "
+                         "vectorization=dummy or give an az checkpoint")
+    try:
+        agent = agents.make(config.game, spec, options=config.env_kwargs)
+    except (ValueError, FileNotFoundError, CheckpointError) as error:
+        raise ValueError(f"teacher: {error}; give --set teacher=alphabeta:4 (a player), "
+                         "PATH of an az checkpoint, or null") from None
+    return PlayerTeacher(agent, config.game, config.seed)
 
 
 def teacher_weight(config: TrainConfig, step: int) -> float:
@@ -97,7 +163,7 @@ class Targets(NamedTuple):
     policy: torch.Tensor
     """``(B, A)`` the teacher's move probabilities (0 on illegal moves, rows sum to 1)."""
     values: torch.Tensor
-    """``(B,)`` the teacher's values for the side to move."""
+    """``(B,)`` the teacher's values for the side to move (NaN: none)."""
 
     def pick(self, index: np.ndarray) -> Targets:
         """The targets of the positions ``index``."""
@@ -108,12 +174,16 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(loss, kl, value_error)`` of ``policy`` on a batch of ``targets``: the mean KL from
     the teacher's policy to the learner's over the legal moves, plus ``vf_coef`` times the
-    mean squared gap between the learner's values and the teacher's."""
+    mean squared gap between the learner's values and the teacher's over the positions that
+    have one (0 when none has)."""
     learner_logp = masked_log_softmax(action_logits(policy, targets.obs), targets.masks)
     teacher = targets.policy
     kl = (torch.xlogy(teacher, teacher) - teacher * learner_logp).sum(1).mean()
-    value_error = functional.mse_loss(policy.predict_values(targets.obs).flatten(),
-                                      targets.values)
+    known = torch.isfinite(targets.values)
+    if not known.any():
+        return kl, kl, torch.zeros(())
+    value_error = functional.mse_loss(policy.predict_values(targets.obs[known]).flatten(),
+                                      targets.values[known])
     return kl + vf_coef * value_error, kl, value_error
 
 
@@ -135,10 +205,14 @@ class Kickstart(BaseCallback):
         teacher: the teacher (``load_teacher``).
     """
 
-    def __init__(self, config: TrainConfig, teacher: player.AzAgent) -> None:
+    def __init__(self, config: TrainConfig, teacher: Teacher) -> None:
         super().__init__()
         self.config = config
         self.teacher = teacher
+        self.network = teacher if isinstance(teacher, player.AzAgent) else None
+        """The network that covers every position (an az teacher), else None."""
+        self.searches = self.network is None or config.teacher_simulations > 0
+        """Whether the targets of some positions come from ``teacher.search_batch``."""
         self.step_in_rollout = 0
         self.picked: list[tuple[int, np.ndarray, Any]] = []
         """``(rollout step, env indices, their rules states)`` recorded for the search."""
@@ -171,7 +245,7 @@ class Kickstart(BaseCallback):
         over the rollout's steps, drawn from the seed, the step count and the rollout step."""
         taught = self.taught_games()
         self.taught.append(taught)
-        if self.config.teacher_simulations == 0 or self.weight() <= 0.0:
+        if not self.searches or self.weight() <= 0.0:
             return
         env = self.training_env.unwrapped
         assert isinstance(env, SB3VecEnv)  # the config refuses dummy vectorization
@@ -221,20 +295,30 @@ class Kickstart(BaseCallback):
         self.logger.record("teacher/value_error", float(np.mean(errors)))
 
     def targets(self) -> Targets:
-        """The teacher's targets on every position of the rollout: the network's, replaced
-        by the search's on the recorded positions."""
+        """The teacher's targets on the rollout: with a network, on every position (the
+        network's, replaced by the search's on the recorded positions); else on the recorded
+        positions only."""
         buffer = self.rollout()
-        games = buffer.n_envs
         obs = buffer.observations.reshape(-1, *buffer.obs_shape)  # step-major, as stored
         masks = buffer.action_masks.reshape(len(obs), -1) > 0
-        found = self.teacher.network_result(obs, masks)
+        rows, searched = self.searched(buffer.n_envs, masks.shape[1])
+        if self.network is None:
+            return as_targets(obs[rows], masks[rows], searched.policy, searched.value)
+        found = self.network.network_result(obs, masks)
         policy, values = found.policy, found.value
-        if self.picked:
-            rows = np.concatenate([step * games + index for step, index, _ in self.picked])
-            found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
-            policy[rows], values[rows] = found.policy, found.value
+        policy[rows], values[rows] = searched.policy, searched.value
         taught = np.concatenate(self.taught)
         return as_targets(obs[taught], masks[taught], policy[taught], values[taught])
+
+    def searched(self, games: int, actions: int) -> tuple[np.ndarray, Moves]:
+        """The rollout rows (step-major, ``games`` a step) of the recorded positions and the
+        teacher's search targets there (none recorded: empty)."""
+        if not any(len(index) for _, index, _ in self.picked):
+            return (np.zeros(0, dtype=np.int64),
+                    Moves(np.zeros((0, actions), dtype=np.float32), np.zeros(0, np.float32)))
+        rows = np.concatenate([step * games + index for step, index, _ in self.picked])
+        found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
+        return rows, Moves(found.policy, found.value)
 
     def minibatches(self, size: int) -> list[np.ndarray]:
         """``teacher_epochs`` shuffles of ``range(size)`` cut into ``batch_size`` minibatches,
