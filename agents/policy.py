@@ -485,13 +485,25 @@ def load_network(path: str | Path,
         CheckpointError: anything but a boardgym checkpoint of this format (the message
             says what it is and how to convert it), or one for another game than ``game``.
     """
+    metadata, state = read_policy(path, game)
+    policy = build_policy(metadata, path)
+    load_state(policy, state, path, POLICY_ENTRY)
+    policy.set_training_mode(False)
+    return policy, metadata
+
+
+def read_policy(path: str | Path,
+                game: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checked record of the policy checkpoint at ``path`` and its policy state dict
+    (tensors only); with ``game``, the record is checked to be that game's first.
+
+    Raises:
+        FileNotFoundError, CheckpointError: as ``load_network``.
+    """
     metadata = read_metadata(path)
     if game is not None:
         check_game(metadata, game, path)
-    policy = build_policy(metadata, path)
-    load_state(policy, read_tensors(path, POLICY_ENTRY), path, POLICY_ENTRY)
-    policy.set_training_mode(False)
-    return policy, metadata
+    return metadata, read_tensors(path, POLICY_ENTRY)
 
 
 def check_game(metadata: dict[str, Any], game: str, path: str | Path,

@@ -40,10 +40,10 @@ from boardgym.agents.policy import (
     CheckpointError,
     board_facts,
     board_kwargs,
-    check_game,
     load_state,
     policy_arguments,
     read_metadata,
+    read_policy,
     read_tensors,
 )
 from boardgym.envs.games import game as game_record
@@ -149,9 +149,7 @@ def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
     if path is None:
         return None
     try:
-        metadata = read_metadata(path)  # checked in full, its record on the allow-lists
-        check_game(metadata, config.game, path)
-        state = read_tensors(path, POLICY_ENTRY)
+        metadata, state = read_policy(path, config.game)  # the record on the allow-lists
     except (FileNotFoundError, CheckpointError) as error:
         raise ValueError(f"init_from: {error}; give --set init_from=PATH of a policy "
                          "checkpoint of this game (or null)") from None
