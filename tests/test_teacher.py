@@ -112,6 +112,14 @@ def test_the_teacher_weight_falls_linearly_to_zero() -> None:
     assert weights == [2.0, 1.5, 0.0, 0.0]
 
 
+def assert_targets_are_of(targets: Targets, searched: object) -> None:
+    """``targets`` are on the positions of the batched tic-tac-toe state ``searched``: their
+    observations and legal moves."""
+    rules = game("tictactoe").rules
+    assert np.array_equal(rules.observation(searched), targets.obs.numpy())
+    assert np.array_equal(rules.legal_mask(searched), targets.masks.numpy())
+
+
 class CheckedKickstart(Kickstart):
     """``Kickstart`` that checks each rollout's targets against the rollout."""
 
@@ -119,14 +127,12 @@ class CheckedKickstart(Kickstart):
 
     def targets(self) -> Targets:
         targets = super().targets()
-        rules = game("tictactoe").rules
         buffer = self.rollout()
         assert len(targets.obs) == buffer.buffer_size * buffer.n_envs
         rows = np.concatenate([step * buffer.n_envs + index for step, index, _ in self.picked])
         assert len(rows) == buffer.buffer_size * 3  # ceil(40 / 16) a step
         searched = join([states for _, _, states in self.picked])
-        assert np.array_equal(rules.observation(searched), targets.obs[rows].numpy())
-        assert np.array_equal(rules.legal_mask(searched), targets.masks[rows].numpy())
+        assert_targets_are_of(targets.pick(rows), searched)
         found = self.teacher.search_batch(searched)
         assert np.allclose(found.policy, targets.policy[rows].numpy(), atol=1e-6)
         assert np.allclose(found.value, targets.values[rows].numpy(), atol=1e-6)
@@ -177,11 +183,9 @@ class PlayerCheckedKickstart(Kickstart):
         draws = copy.deepcopy(self.teacher.rng)
         targets = super().targets()
         self.teacher.rng = draws  # the same draws again: the same moves
-        rules = game("tictactoe").rules
         searched = join([states for _, _, states in self.picked])
         assert len(targets.obs) == self.rollout().buffer_size * 3  # ceil(40 / 16) a step
-        assert np.array_equal(rules.observation(searched), targets.obs.numpy())
-        assert np.array_equal(rules.legal_mask(searched), targets.masks.numpy())
+        assert_targets_are_of(targets, searched)
         assert np.array_equal(self.teacher.search_batch(searched).policy, targets.policy.numpy())
         policy = targets.policy.numpy()
         assert np.array_equal(policy.max(axis=1), np.ones(len(policy)))
