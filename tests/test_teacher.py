@@ -222,6 +222,8 @@ def test_positions_without_a_teacher_value_train_the_policy_alone() -> None:
     (str(ROOT / "checkpoints" / "tictactoe.zip"), "not an az checkpoint"),
     (str(ROOT / "checkpoints" / "missing.zip"), "missing.zip"),
     ("perfekt", "unknown tictactoe player 'perfekt'"),
+    ("az:16@checkpoints/tictactoe_az.zip",
+     "--set teacher=checkpoints/tictactoe_az.zip --set teacher_simulations=16"),
 ])
 def test_a_wrong_teacher_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                 teacher: str, message: str) -> None:

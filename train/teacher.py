@@ -109,10 +109,14 @@ def load_teacher(config: TrainConfig) -> Teacher | None:
 
     Raises:
         ValueError: no such file, not an az checkpoint, another game or board, an unknown
-            player, or a player teacher without the batched env (the message names the fix).
+            player, an ``az:N@PATH`` spec (the path and ``teacher_simulations`` go apart), or
+            a player teacher without the batched env (the message names the fix).
     """
     if config.teacher is None:
         return None
+    name, _, arg = config.teacher.partition(":")
+    if name == player.NAME:
+        raise ValueError(f"teacher: {split_az_spec(arg)}")
     if not agents.is_checkpoint_spec(config.teacher):
         return player_teacher(config, config.teacher)
     try:
@@ -127,6 +131,17 @@ def load_teacher(config: TrainConfig) -> Teacher | None:
                          f"{board_kwargs(config.env_kwargs) or 'the default board'}, a player "
                          "such as alphabeta:4, or null") from None
     return agent
+
+
+def split_az_spec(arg: str) -> str:
+    """How to give the teacher ``az:ARG`` (a player spec that names a checkpoint): the path
+    and the simulations as two keys."""
+    try:
+        simulations, path = player.parse_spec(arg)
+    except ValueError as error:
+        return str(error)
+    return (f"name the az checkpoint and its search apart: --set teacher={path} --set "
+            f"teacher_simulations={simulations}")
 
 
 def player_teacher(config: TrainConfig, spec: str) -> PlayerTeacher:
