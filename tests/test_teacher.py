@@ -3,7 +3,6 @@ PPO learner; and ``BoardCNN``'s feature layer (``features_activation``, ``head_p
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import gymnasium as gym
@@ -180,9 +179,8 @@ class PlayerCheckedKickstart(Kickstart):
 
     def targets(self) -> Targets:
         assert isinstance(self.teacher, PlayerTeacher) and self.network is None
-        draws = copy.deepcopy(self.teacher.rng)
         targets = super().targets()
-        self.teacher.rng = draws  # the same draws again: the same moves
+        self.teacher.reseed(self.config.seed, self.model.num_timesteps)  # the same draws
         searched = join([states for _, _, states in self.picked])
         assert len(targets.obs) == self.rollout().buffer_size * 3  # ceil(40 / 16) a step
         assert_targets_are_of(targets, searched)

@@ -89,6 +89,11 @@ class PlayerTeacher:
     def __repr__(self) -> str:
         return f"PlayerTeacher({self.agent!r})"
 
+    def reseed(self, *key: int) -> None:
+        """Draw the next tie-breaks from ``key`` (``Kickstart``: the run's seed and step, so
+        that a resumed run draws the same)."""
+        self.rng = np.random.default_rng(key)
+
     def search_batch(self, state: Any) -> Moves:
         """The player's move in each game of the batched, unfinished ``state``, one-hot."""
         masks = self.rules.legal_mask(state)
@@ -332,6 +337,8 @@ class Kickstart(BaseCallback):
             return (np.zeros(0, dtype=np.int64),
                     Moves(np.zeros((0, actions), dtype=np.float32), np.zeros(0, np.float32)))
         rows = np.concatenate([step * games + index for step, index, _ in self.picked])
+        if isinstance(self.teacher, PlayerTeacher):
+            self.teacher.reseed(self.config.seed, self.model.num_timesteps)
         found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
         return rows, Moves(found.policy, found.value)
 
