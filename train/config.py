@@ -109,9 +109,10 @@ class TrainConfig:
         teacher_coef: the distillation weight at step 0.
         teacher_steps: the step where the distillation weight has fallen linearly to 0.
         teacher_epochs: passes over each rollout's positions in the distillation.
-        teacher_simulations: 0: the targets are the teacher network's raw policy and value on
-            every position of the rollout; N > 0: its Gumbel search of N simulations (the
-            ``az:N`` player) on ``teacher_positions`` positions drawn from each rollout.
+        teacher_simulations: with an az teacher (a player teacher ignores it), 0: the
+            targets are the teacher network's raw policy and value on every position of the
+            rollout; N > 0: its Gumbel search of N simulations (the ``az:N`` player) on
+            ``teacher_positions`` positions drawn from each rollout.
         teacher_positions: positions searched per rollout when ``teacher_simulations > 0``
             or the teacher is a player.
         teacher_skip: league opponents whose games get no distillation (PPO alone learns to
