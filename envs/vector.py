@@ -225,8 +225,7 @@ class _Opponent:
         """The single player's move in each game of the batched ``state``, game ``k``
         drawing from ``rngs[k]``."""
         assert self.single is not None
-        return np.array([self.single.act(unbatch(state, k), rng) for k, rng in enumerate(rngs)],
-                        dtype=np.int64)
+        return players.act_each(self.single, state, rngs)
 
 
 class _Observations:

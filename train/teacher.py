@@ -54,8 +54,8 @@ from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs, initial_state
 from boardgym.envs.games import game as game_record
-from boardgym.envs.games.core import join, take, unbatch
-from boardgym.envs.games.players import Agent
+from boardgym.envs.games import players
+from boardgym.envs.games.core import join, take
 from boardgym.envs.sb3 import SB3VecEnv
 from boardgym.train.config import TrainConfig
 
@@ -81,7 +81,7 @@ class PlayerTeacher:
         seed: seeds the draws the player breaks ties with.
     """
 
-    def __init__(self, agent: Agent, game: str, seed: int) -> None:
+    def __init__(self, agent: players.Agent, game: str, seed: int) -> None:
         self.agent = agent
         self.rules = game_record(game).rules
         self.rng = np.random.default_rng(seed)
@@ -97,7 +97,7 @@ class PlayerTeacher:
     def search_batch(self, state: Any) -> Moves:
         """The player's move in each game of the batched, unfinished ``state``, one-hot."""
         masks = self.rules.legal_mask(state)
-        moves = [self.agent.act(unbatch(state, i), self.rng) for i in range(len(masks))]
+        moves = players.act_each(self.agent, state, [self.rng] * len(masks))
         policy = np.zeros(masks.shape, dtype=np.float32)
         policy[np.arange(len(masks)), moves] = 1.0
         return Moves(policy, np.full(len(masks), np.nan, dtype=np.float32))

@@ -12,13 +12,13 @@ with ``game=None``, for every game (``random``, ``alphabeta``, ``mcts``). A play
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from boardgym.envs.games.core import Game
+from boardgym.envs.games.core import Game, unbatch
 
 
 @runtime_checkable
@@ -37,6 +37,13 @@ class BatchedPlayer(Protocol):
         """One legal action per game of the batched ``state``; game ``i``'s randomness comes
         from the uniform ``uint64`` word ``draws[i]`` alone."""
         ...
+
+
+def act_each(agent: Agent, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """``agent``'s move in each game of the batched ``state``, one game after another, game
+    ``k`` drawing from ``rngs[k]``."""
+    return np.array([agent.act(unbatch(state, k), rng) for k, rng in enumerate(rngs)],
+                    dtype=np.int64)
 
 
 PlayerFactory = Callable[[Game, "str | None"], Agent]
@@ -144,4 +151,5 @@ def batched_names(record: Game) -> list[str]:
 
 
 __all__ = ["Agent", "BatchedFactory", "BatchedPlayer", "Entry", "Loader", "PlayerFactory",
-           "batched_names", "entries", "make", "make_batched", "register", "register_loader"]
+           "act_each", "batched_names", "entries", "make", "make_batched", "register",
+           "register_loader"]
