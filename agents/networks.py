@@ -37,6 +37,7 @@ KERNEL = 3
 PADDING = 1
 ONES_PLANES = 1
 MOBILITY_PLANES = 2
+THREAT_PLANES = 2
 
 
 def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
@@ -45,6 +46,44 @@ def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
     words = [pack(board.detach().cpu().numpy(), reversi.BOARD_MAP) for board in (me, opp)]
     moves = unpack(reversi.legal_bits(*words), reversi.BOARD_MAP)
     return torch.from_numpy(moves).to(dtype=me.dtype, device=me.device)
+
+
+def line_kernels(length: int) -> list[torch.Tensor]:
+    """Convolution kernels ``(1, 1, h, w)`` of the four line directions (row, column, both
+    diagonals), each a line of ``length`` ones."""
+    diagonal = torch.eye(length)
+    return [kernel[None, None] for kernel in (torch.ones(1, length), torch.ones(length, 1),
+                                               diagonal, diagonal.flip(1))]
+
+
+def line_threats(stones: torch.Tensor, empty: torch.Tensor, length: int) -> torch.Tensor:
+    """The empty cells where one more stone would complete a line of ``length`` stones of
+    ``stones``' owner, in a row, column or diagonal: a 0/1 plane ``(batch, 1, rows, cols)``
+    from the 0/1 planes ``stones`` and ``empty`` of the same shape.
+
+    A window of ``length`` cells along a line is a threat when it holds ``length - 1`` of the
+    stones and one empty cell; that cell is marked. Lines longer than the board are skipped.
+    """
+    rows, cols = stones.shape[-2:]
+    marked = torch.zeros_like(stones)
+    for kernel in line_kernels(length):
+        if kernel.shape[-2] > rows or kernel.shape[-1] > cols:
+            continue
+        kernel = kernel.to(dtype=stones.dtype, device=stones.device)
+        windows = ((nn.functional.conv2d(stones, kernel) == length - 1)
+                   & (nn.functional.conv2d(empty, kernel) == 1))
+        marked = marked + nn.functional.conv_transpose2d(windows.to(stones.dtype), kernel)
+    return (marked > 0).to(stones.dtype) * empty
+
+
+def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
+    """``line_threats`` of the two stone planes of ``observations`` ``(batch, 2+, rows,
+    cols)``: plane 0 the cells where the side of plane 0 would complete ``length`` in a line,
+    plane 1 those of the side of plane 1."""
+    mine, theirs = observations[:, :1], observations[:, 1:2]
+    empty = 1 - mine - theirs
+    return torch.cat([line_threats(mine, empty, length), line_threats(theirs, empty, length)],
+                     dim=1)
 
 
 class ResidualBlock(nn.Module):
@@ -78,6 +117,10 @@ class BoardCNN(BaseFeaturesExtractor):
         mobility: Reversi only: add the legal-move planes of both sides as inputs (how many
             moves each side has is the heart of Reversi strategy; computed, not learned).
         features_activation: the feature layer's activation (``FEATURE_ACTIVATIONS``).
+        threats: when positive (at least 2), add the threat planes of both sides as inputs
+            (``threat_planes``: the empty cells where one more stone completes a line of
+            this many; ``connect`` in four-in-a-row, where threats are the heart of strategy;
+            computed, not learned). 0: none (the checkpoints made before the choice).
         head_planes: when positive, a 1x1 convolution (and relu) first squeezes the tower's
             ``channels`` planes to this many, as the az network's heads do; 0: the feature
             layer reads all ``channels`` planes (the checkpoints made before the choice). With
@@ -86,12 +129,14 @@ class BoardCNN(BaseFeaturesExtractor):
             unit dies, a tanh unit saturates): the features stop depending on the board.
 
     Raises:
-        ValueError: the observation space is not a 3-d ``Box``, or a size is not positive.
+        ValueError: the observation space is not a 3-d ``Box``, a size is not positive, or
+            ``threats`` is 1 or longer than the board.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
-                 features_activation: str = "relu", head_planes: int = 0) -> None:
+                 features_activation: str = "relu", head_planes: int = 0,
+                 threats: int = 0) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -102,11 +147,16 @@ class BoardCNN(BaseFeaturesExtractor):
         if min(channels, features_dim) <= 0 or blocks < 0:
             raise ValueError(f"BoardCNN sizes must be positive (blocks >= 0): channels="
                              f"{channels}, blocks={blocks}, features_dim={features_dim}")
-        super().__init__(observation_space, features_dim)
         planes, rows, cols = shape
+        if threats < 0 or threats == 1 or threats > max(rows, cols):
+            raise ValueError(f"BoardCNN threats is a line length from 2 to {max(rows, cols)} "
+                             f"on a {rows}x{cols} board, or 0 for none; got {threats}")
+        super().__init__(observation_space, features_dim)
         self.mobility = mobility
+        self.threats = threats
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
-        extra = ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
+        extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
+                 + (THREAT_PLANES if threats else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
@@ -118,6 +168,8 @@ class BoardCNN(BaseFeaturesExtractor):
         if self.mobility:
             me, opp = observations[:, 0], observations[:, 1]
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
+        if self.threats:
+            inputs.append(threat_planes(observations, self.threats))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):

@@ -18,6 +18,7 @@ from boardgym.agents.networks import (
     action_logits,
     board_symmetries,
     logits_and_values,
+    threat_planes,
 )
 from boardgym.agents.policy import load_network, masked_logits
 from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
@@ -110,3 +111,53 @@ def test_logits_and_values_are_the_actor_and_the_critic_in_one_pass(game: str) -
         logits, values = logits_and_values(policy, obs)
         torch.testing.assert_close(logits, action_logits(policy, obs))
         torch.testing.assert_close(values, policy.predict_values(obs).reshape(-1))
+
+
+def brute_force_threats(board: np.ndarray, length: int) -> np.ndarray:
+    """For each side's plane of ``board`` ``(2, rows, cols)``, the empty cells where one more
+    stone of that side makes ``length`` in a line, found by trying every cell."""
+    rows, cols = board.shape[1:]
+    empty = board.sum(axis=0) == 0
+    steps = [(0, 1), (1, 0), (1, 1), (1, -1)]
+
+    def completes(stones: np.ndarray, r: int, c: int) -> bool:
+        for dr, dc in steps:
+            run = 1
+            for sign in (1, -1):
+                rr, cc = r + sign * dr, c + sign * dc
+                while 0 <= rr < rows and 0 <= cc < cols and stones[rr, cc]:
+                    run, rr, cc = run + 1, rr + sign * dr, cc + sign * dc
+            if run >= length:
+                return True
+        return False
+
+    return np.array([[[bool(empty[r, c]) and completes(plane, r, c) for c in range(cols)]
+                      for r in range(rows)] for plane in board])
+
+
+def test_threat_planes_of_a_known_position() -> None:
+    """After 445566 (columns, 1-based), X to move has three in the bottom row and O three
+    in the row above: each side's threats are the two cells beside its three."""
+    board = four_in_a_row.observation(four_in_a_row.parse("445566"))
+    planes = threat_planes(torch.as_tensor(board[None], dtype=torch.float32), 4)[0].numpy()
+    mine, theirs = (np.argwhere(plane).tolist() for plane in planes)
+    assert mine == [[5, 2], [5, 6]] and theirs == [[4, 2], [4, 6]]
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([(6, 7, 4), (5, 4, 5), (4, 9, 3)]))
+def test_threat_planes_are_the_cells_that_complete_a_line(
+        seed: int, shape: tuple[int, int, int]) -> None:
+    rows, columns, connect = shape
+    rng = np.random.default_rng(seed)
+    state = random_position(four_in_a_row, rng, int(rng.integers(0, rows * columns)),
+                            rows=rows, columns=columns, connect=connect)
+    board = four_in_a_row.observation(state)
+    planes = threat_planes(torch.as_tensor(board[None], dtype=torch.float32), connect)[0]
+    assert (planes.numpy() > 0).tolist() == brute_force_threats(board, connect).tolist()
+
+
+@pytest.mark.parametrize("threats", [-1, 1, 8])
+def test_board_cnn_refuses_a_threat_line_that_cannot_be(threats: int) -> None:
+    with pytest.raises(ValueError, match="threats is a line length from 2 to 7"):
+        BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=threats)

@@ -43,7 +43,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
                  "pretrain_epochs")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
-                     "teacher_simulations")
+                     "teacher_simulations", "threats")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -69,6 +69,8 @@ class TrainConfig:
             ``features_activation``: ``"relu"`` or ``"tanh"``, see
             ``agents.networks.FEATURE_ACTIVATIONS``).
         head_planes: ``BoardCNN``'s 1x1 squeeze before the feature layer (0: none).
+        threats: ``BoardCNN``'s threat planes as extra inputs: the empty cells where one
+            more stone completes a line of this many (four-in-a-row: 4); 0: none.
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -155,6 +157,7 @@ class TrainConfig:
     mobility: bool = False
     features_activation: str = "relu"
     head_planes: int = 0
+    threats: int = 0
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
