@@ -44,6 +44,8 @@ BAD_ARGUMENTS = [
     ["train", "tictactoe", "--set", "no_such_key=1"],
     ["train", "tictactoe", "--set", "novalue"],
     ["train", "tictactoe", "--set", "mobility=true"],
+    ["train", "tictactoe", "--set", "threats=4"],
+    ["train", "tictactoe", "--set", "threats=-2"],
     ["train", "tictactoe", "--set", "net_arch=[64, -1]"],
     ["train", "tictactoe", "--opponent", "nobody"],
     ["train", "tictactoe", "--opponent", str(ROOT / "checkpoints" / "reversi.zip")],

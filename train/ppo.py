@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -90,6 +91,23 @@ def check_mobility(config: TrainConfig) -> None:
     if not fits:
         raise ValueError(f"mobility planes are Reversi's legal moves, not {config.game}'s; "
                          "use --set mobility=false")
+
+
+def check_network(config: TrainConfig) -> None:
+    """Refuse feature-extractor settings that do not build a network on the run's board
+    (such as a ``threats`` line longer than the board), before anything is written.
+
+    Raises:
+        ValueError: the extractor's own message and the ``--set`` that mends it.
+    """
+    architecture = config_architecture(config)
+    shape, _ = board_facts(config.game, config.env_kwargs)
+    try:
+        EXTRACTORS[architecture["features_extractor"]](
+            gym.spaces.Box(0, 1, tuple(shape), np.uint8),
+            **architecture["features_extractor_kwargs"])
+    except ValueError as error:
+        raise ValueError(f"{error}; set it with --set KEY=VALUE") from None
 
 
 def check_quality(config: TrainConfig) -> None:
@@ -324,6 +342,7 @@ def prepare(args: argparse.Namespace, algo: str,
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
     config = load_config(args.game, args.config, overrides)
+    check_network(config)
     check_mobility(config)
     check_quality(config)
     load_teacher(config)
