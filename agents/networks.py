@@ -117,20 +117,20 @@ class BoardCNN(BaseFeaturesExtractor):
         mobility: Reversi only: add the legal-move planes of both sides as inputs (how many
             moves each side has is the heart of Reversi strategy; computed, not learned).
         features_activation: the feature layer's activation (``FEATURE_ACTIVATIONS``).
-        threats: when positive (at least 2), add the threat planes of both sides as inputs
-            (``threat_planes``: the empty cells where one more stone completes a line of
-            this many; ``connect`` in four-in-a-row, where threats are the heart of strategy;
-            computed, not learned). 0: none (the checkpoints made before the choice).
         head_planes: when positive, a 1x1 convolution (and relu) first squeezes the tower's
             ``channels`` planes to this many, as the az network's heads do; 0: the feature
             layer reads all ``channels`` planes (the checkpoints made before the choice). With
             all planes, the feature layer has so many non-negative inputs that Adam's first
             steps at PPO's learning rates push every unit's input far from 0 at once (a relu
             unit dies, a tanh unit saturates): the features stop depending on the board.
+        threats: when positive (at least 2), add the threat planes of both sides as inputs
+            (``threat_planes``: the empty cells where one more stone completes a line of
+            this many; ``connect`` in four-in-a-row, where threats are the heart of strategy;
+            computed, not learned). 0: none (the checkpoints made before the choice).
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive, or
-            ``threats`` is 1 or longer than the board.
+            ``threats`` is neither 0 nor a line length from 2 to the board's longer side.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
