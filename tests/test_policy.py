@@ -114,6 +114,7 @@ def rewrite_record(source: Path, target: Path, change: dict[str, object]) -> Pat
     ({"features_extractor_kwargs": {"observation_space": 1}}, "takes no argument"),
     ({"features_extractor_kwargs": {"features_activation": "os.system"}},
      "features_activation must be one of ['relu', 'tanh']"),
+    ({"features_extractor_kwargs": {"threats": 5}}, "threats is a line length from 2 to 3"),
     ({"net_arch": {"pi": [64], "vf": [64], "x": []}}, "net_arch must be"),
     ({"share_features_extractor": "yes"}, "not bool"),
     ({"extra": 1}, "unknown keys ['extra']"),
