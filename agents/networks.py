@@ -19,6 +19,7 @@ checkpoint can name.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -48,42 +49,38 @@ def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
     return torch.from_numpy(moves).to(dtype=me.dtype, device=me.device)
 
 
-def line_kernels(length: int) -> list[torch.Tensor]:
-    """Convolution kernels ``(1, 1, h, w)`` of the four line directions (row, column, both
-    diagonals), each a line of ``length`` ones."""
+@functools.cache
+def line_kernels(length: int) -> torch.Tensor:
+    """The four line directions (row, column, both diagonals) as convolution kernels
+    ``(4, 1, length, length)``: each a line of ``length`` ones from the top-left corner (the
+    anti-diagonal from the top-right)."""
     diagonal = torch.eye(length)
-    return [kernel[None, None] for kernel in (torch.ones(1, length), torch.ones(length, 1),
-                                               diagonal, diagonal.flip(1))]
-
-
-def line_threats(stones: torch.Tensor, empty: torch.Tensor, length: int) -> torch.Tensor:
-    """The empty cells where one more stone would complete a line of ``length`` stones of
-    ``stones``' owner, in a row, column or diagonal: a 0/1 plane ``(batch, 1, rows, cols)``
-    from the 0/1 planes ``stones`` and ``empty`` of the same shape.
-
-    A window of ``length`` cells along a line is a threat when it holds ``length - 1`` of the
-    stones and one empty cell; that cell is marked. Lines longer than the board are skipped.
-    """
-    rows, cols = stones.shape[-2:]
-    marked = torch.zeros_like(stones)
-    for kernel in line_kernels(length):
-        if kernel.shape[-2] > rows or kernel.shape[-1] > cols:
-            continue
-        kernel = kernel.to(dtype=stones.dtype, device=stones.device)
-        windows = ((nn.functional.conv2d(stones, kernel) == length - 1)
-                   & (nn.functional.conv2d(empty, kernel) == 1))
-        marked = marked + nn.functional.conv_transpose2d(windows.to(stones.dtype), kernel)
-    return (marked > 0).to(stones.dtype) * empty
+    row, column = torch.zeros(length, length), torch.zeros(length, length)
+    row[0], column[:, 0] = 1, 1
+    return torch.stack([row, column, diagonal, diagonal.flip(1)])[:, None]
 
 
 def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
-    """``line_threats`` of the two stone planes of ``observations`` ``(batch, 2+, rows,
-    cols)``: plane 0 the cells where the side of plane 0 would complete ``length`` in a line,
-    plane 1 those of the side of plane 1."""
-    mine, theirs = observations[:, :1], observations[:, 1:2]
-    empty = 1 - mine - theirs
-    return torch.cat([line_threats(mine, empty, length), line_threats(theirs, empty, length)],
-                     dim=1)
+    """The threats of both sides of ``observations`` ``(batch, 2+, rows, cols)`` (0/1 stone
+    planes first): plane ``s`` of the result marks the empty cells where one more stone of
+    plane ``s``'s side completes a line of ``length`` in a row, column or diagonal.
+
+    A window of ``length`` cells along a line is a threat when it holds ``length - 1`` of the
+    side's stones and one empty cell; that cell is marked. The boards are padded below and to
+    the right with cells that are neither stone nor empty, so windows that leave the board
+    never count (lines longer than the board give no threat).
+    """
+    stones = observations[:, :2]
+    batch, sides, rows, cols = stones.shape
+    empty = 1 - stones.sum(dim=1, keepdim=True)
+    kernels = line_kernels(length).to(stones)
+    pad = (0, length - 1, 0, length - 1)
+    counts = nn.functional.conv2d(nn.functional.pad(stones.reshape(-1, 1, rows, cols), pad),
+                                  kernels)
+    holes = nn.functional.conv2d(nn.functional.pad(empty, pad), kernels)
+    windows = (counts == length - 1) & (holes == 1).repeat_interleave(sides, dim=0)
+    marked = nn.functional.conv_transpose2d(windows.to(stones.dtype), kernels)
+    return (marked[..., :rows, :cols] > 0).reshape(batch, sides, rows, cols).to(stones) * empty
 
 
 class ResidualBlock(nn.Module):
