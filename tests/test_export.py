@@ -31,10 +31,11 @@ def test_export_az_checkpoint_agrees_with_torch(tmp_path: Path,
     assert out.stat().st_size > 0
 
 
-def test_export_ppo_checkpoint_agrees_with_torch(tmp_path: Path,
+@pytest.mark.parametrize("name", ["tictactoe.zip", "four_in_a_row.zip"])  # the latter: threats
+def test_export_ppo_checkpoint_agrees_with_torch(name: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "ttt.onnx"
-    assert main(["export", str(SHIPPED / "tictactoe.zip"), str(out), "--check", CHECKS]) == 0
+    out = tmp_path / "policy.onnx"
+    assert main(["export", str(SHIPPED / name), str(out), "--check", CHECKS]) == 0
     assert f"in {CHECKS} of {CHECKS} positions" in capsys.readouterr().out
 
 
