@@ -440,6 +440,12 @@ def no_learning(_progress: float) -> float:
     return 0.0
 
 
+def observation_space(shape: Sequence[int]) -> spaces.Box:
+    """The observation space of boards of ``shape`` ``(planes, rows, cols)``, as the envs
+    give it: 0/1 planes, uint8."""
+    return spaces.Box(0, 1, tuple(shape), np.uint8)
+
+
 def build_policy(metadata: dict[str, Any], path: str | Path) -> MaskableActorCriticPolicy:
     """The untrained policy that a checked ``boardgym.json`` record describes, built in plain
     code from the allow-lists of ``networks``.
@@ -448,10 +454,10 @@ def build_policy(metadata: dict[str, Any], path: str | Path) -> MaskableActorCri
         CheckpointError: the architecture does not build.
     """
     policy_class, kwargs = policy_arguments(metadata["policy"], f"checkpoint {path}")
-    observation_space = spaces.Box(0, 1, tuple(metadata["observation_shape"]), np.uint8)
     action_space = spaces.Discrete(metadata["n_actions"])
     try:
-        return policy_class(observation_space, action_space, no_learning, **kwargs)
+        return policy_class(observation_space(metadata["observation_shape"]), action_space,
+                            no_learning, **kwargs)
     except (ValueError, RuntimeError) as error:
         raise CheckpointError(f"checkpoint {path}: its architecture does not build "
                               f"({one_line(str(error))}); retrain it") from error

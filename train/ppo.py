@@ -26,7 +26,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
@@ -42,6 +41,7 @@ from boardgym.agents.policy import (
     board_facts,
     board_kwargs,
     load_state,
+    observation_space,
     policy_arguments,
     read_metadata,
     read_policy,
@@ -104,8 +104,7 @@ def check_network(config: TrainConfig) -> None:
     shape, _ = board_facts(config.game, config.env_kwargs)
     try:
         EXTRACTORS[architecture["features_extractor"]](
-            gym.spaces.Box(0, 1, tuple(shape), np.uint8),
-            **architecture["features_extractor_kwargs"])
+            observation_space(shape), **architecture["features_extractor_kwargs"])
     except ValueError as error:
         raise ValueError(f"{error}; set it with --set KEY=VALUE") from None
 
