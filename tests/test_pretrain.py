@@ -15,6 +15,7 @@ from boardgym.agents.policy import load_network
 from boardgym.envs.games import game as game_record
 from boardgym.train import ppo
 from boardgym.train.config import TrainConfig
+from boardgym.train.moves import move_lines
 from boardgym.train.positions import position_lines
 from boardgym.train.pretrain import symmetric_images, targets_of, training_positions
 from boardgym.train.quality import default_positions
@@ -97,6 +98,30 @@ def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: 
     config = TrainConfig(game=GAME, pretrain_positions=str(mixed))
     mine = TrainConfig(game=GAME, pretrain_positions=str(labelled))
     assert training_positions(config) == training_positions(mine)
+
+
+def test_a_move_set_targets_the_players_moves_and_results(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """A move set (``boardgym positions GAME --player SPEC``) pretrains too: each target is
+    the player's move and the result of its game; shipped positions are dropped likewise."""
+    judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
+    moves = tmp_path / "moves.jsonl"
+    lines = move_lines(GAME, "lookahead:1", 20, seed=5)
+    shipped = json.loads(judged[0])["position"]
+    moves.write_text("\n".join([json.dumps({"position": shipped, "move": int(next(iter(
+        json.loads(judged[0])["moves"]))), "result": 0}), *lines]) + "\n", encoding="utf-8")
+    config = TrainConfig(game=GAME, pretrain_positions=str(moves))
+    labels = training_positions(config)
+    assert [label.line() for label in labels] == lines  # type: ignore[union-attr]
+    targets = targets_of(config, labels)
+    for row, item in enumerate(json.loads(text) for text in lines):
+        assert torch.nonzero(targets.policy[row]).flatten().tolist() == [item["move"]]
+        assert float(targets.policy[row].sum()) == 1.0
+        assert float(targets.values[row]) == item["result"]
+    train_tiny(tmp_path / "runs", "--set", f"pretrain_positions={moves}",
+               "--set", "pretrain_epochs=2")
+    assert "pretrain pass 2/2 on 20 positions: KL to the labels" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("contents", "extra", "message"), [

@@ -49,6 +49,7 @@ from boardgym.train.backends import (
     parallel_map,
 )
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
+from boardgym.train.moves import move_lines
 
 Values = dict[int, int]
 """Action -> the exact value of playing it, for the side to move."""
@@ -318,7 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="boardgym positions",
         description="Write a labelled position set: one JSON line per position with the exact "
-                    "value of every legal move (for boardgym quality).")
+                    "value of every legal move (for boardgym quality), or with --player the "
+                    "move a player chooses (a move set, for pretraining).")
     parser.add_argument("game", help=f"the game: {game_names()} (those with an exact solver: "
                                      f"{', '.join(LABELLERS)})")
     parser.add_argument("--count", type=int_at_least(1),
@@ -330,13 +332,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-nodes", type=int_at_least(1), default=DEFAULT_MAX_NODES,
                         help="solver budget per position; positions needing more are skipped "
                              f"(four-in-a-row; default {DEFAULT_MAX_NODES})")
+    parser.add_argument("--player", metavar="SPEC",
+                        help="write a move set instead: positions of SPEC's own games (random "
+                             "openings, some random moves), each with the move SPEC chooses "
+                             "there and the game's result (any game; train.moves)")
     add_backend_options(parser, "the samples")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym positions GAME [--count N] [--seed S] --out FILE [--max-nodes M]
-    [--workers K] [--backend local|ray] [--address ADDR]``.
+    [--player SPEC] [--workers K] [--backend local|ray] [--address ADDR]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -348,10 +354,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--out: no directory {str(out.parent)!r}")
     bar = progress_bar(args.count, "position")
     try:
-        backend_from_args(args)
-        lines = position_lines(args.game, args.count, args.seed, args.max_nodes,
-                               args.workers, None if bar is None else bar.update,
-                               args.backend, args.address)
+        backend = backend_from_args(args)
+        advance = None if bar is None else bar.update
+        if args.player is None:
+            lines = position_lines(args.game, args.count, args.seed, args.max_nodes,
+                                   args.workers, advance, args.backend, args.address)
+        elif args.count is None:
+            raise ValueError("a move set needs --count N")
+        else:
+            lines = move_lines(args.game, args.player, args.count, args.seed, backend, advance)
     except ValueError as error:  # raised before any work: bad game or arguments
         parser.error(str(error))
     finally:
@@ -359,7 +370,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             bar.close()
     record = game_record(args.game)
     out.write_text("".join(text + "\n" for text in lines), encoding="utf-8")
-    print(f"wrote {len(lines)} {record.name} positions to {out}")
+    kind = "positions" if args.player is None else f"moves of {args.player}"
+    print(f"wrote {len(lines)} {record.name} {kind} to {out}")
     return 0
 
 

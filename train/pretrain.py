@@ -1,16 +1,18 @@
-"""Pretraining: supervised passes on exactly labelled positions before PPO (config key
+"""Pretraining: supervised passes on labelled positions before PPO (config key
 ``pretrain_positions``).
 
-With ``pretrain_positions: PATH`` (a labelled set as ``boardgym positions`` writes it: one
-JSON line per position with the exact value of every legal move), a new run first trains its
-policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` passes of ``batch_size``
-minibatches on
+With ``pretrain_positions: PATH`` (a set as ``boardgym positions`` writes it), a new run first
+trains its policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` passes of
+``batch_size`` minibatches on
 
-    KL(best || learner policy) + vf_coef * (V_learner - outcome)^2
+    KL(target || learner policy) + vf_coef * (V_learner - outcome)^2
 
-where ``best`` spreads the probability evenly over the moves of the highest exact value and
-``outcome`` is the position's game-theoretic result for the side to move (+1, 0, -1): the
-distillation loss of ``train.teacher`` with the exact solver as the teacher. A separate Adam
+the distillation loss of ``train.teacher`` with the labels as the teacher. In an exactly
+labelled set (one JSON line per position with the exact value of every legal move) the
+target spreads the probability evenly over the moves of the highest value and ``outcome`` is
+the position's game-theoretic result for the side to move (+1, 0, -1). In a move set
+(``--player SPEC``, ``train.moves``: where no exact solver reaches) the target is the
+player's move and ``outcome`` the result of the game the position came from. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
 PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
 With ``pretrain_symmetries: true`` each position also counts as each of its symmetric images
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 import torch
@@ -34,15 +37,21 @@ from boardgym.agents.az.network import Symmetries
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
+from boardgym.train.moves import MoveLabel, is_move_set, load_moves
 from boardgym.train.quality import Position, check_board, default_positions, load_positions
 from boardgym.train.teacher import Targets, as_targets, distillation_loss
 
 Log = Callable[[str], object]
 
 
-def training_positions(config: TrainConfig) -> list[Position]:
-    """The positions of ``config.pretrain_positions`` without those of the shipped labelled
-    set, checked to be on the run's board.
+Label: TypeAlias = Position | MoveLabel
+"""One labelled position: exact move values (``train.quality``) or a player's move
+(``train.moves``)."""
+
+
+def training_positions(config: TrainConfig) -> list[Label]:
+    """The labels of ``config.pretrain_positions`` (either kind, as its first line says)
+    without the positions of the shipped labelled set, checked to be on the run's board.
 
     Raises:
         ValueError: a missing or malformed file, positions on another board, or none left
@@ -56,17 +65,18 @@ def training_positions(config: TrainConfig) -> list[Position]:
                          f"positions {record.name} --count N --seed S --out FILE (or --set "
                          "pretrain_positions=null)")
     try:
-        positions = load_positions(path, record)
+        labels: list[Label] = [*load_moves(path, record)] if is_move_set(path) \
+            else [*load_positions(path, record)]
     except ValueError as error:
         raise ValueError(f"pretrain_positions: {error}; write the file with boardgym "
                          "positions") from None
-    check_board(record, positions[0].text, board_kwargs(config.env_kwargs),
+    check_board(record, labels[0].text, board_kwargs(config.env_kwargs),
                 f"pretrain_positions: {path} holds positions of the default {record.title} "
                 "board; this run's board differs: --set pretrain_positions=null")
     shipped = default_positions(record)
     judged = {position.text for position in load_positions(shipped, record)} \
         if shipped.is_file() else set()
-    kept = [position for position in positions if position.text not in judged]
+    kept = [label for label in labels if label.text not in judged]
     if not kept:
         raise ValueError(f"pretrain_positions: every position of {path} is in {shipped}, "
                          "which judges play quality; label others with boardgym positions "
@@ -74,19 +84,26 @@ def training_positions(config: TrainConfig) -> list[Position]:
     return kept
 
 
-def targets_of(config: TrainConfig, positions: list[Position]) -> Targets:
-    """The solver's targets on ``positions``: the mover's-view observation and legal moves,
-    the best moves evenly, the outcome for the side to move."""
+def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
+    """The targets of ``labels``: the mover's-view observation and legal moves; an exact
+    label's best moves evenly and its outcome for the side to move, a move label's move and
+    its game's result (images under the board's symmetries too with
+    ``pretrain_symmetries``)."""
     rules = game_record(config.game).rules
-    states = [rules.parse(position.text) for position in positions]
+    states = [rules.parse(label.text) for label in labels]
     policy = np.zeros((len(states), len(rules.legal_mask(states[0]))), dtype=np.float32)
-    for row, position in enumerate(positions):
-        best = [action for action in position.values if position.is_best(action)]
+    outcomes = np.zeros(len(states), dtype=np.float32)
+    for row, label in enumerate(labels):
+        if isinstance(label, MoveLabel):
+            policy[row, label.move] = 1.0
+            outcomes[row] = label.result
+            continue
+        best = [action for action in label.values if label.is_best(action)]
         policy[row, best] = 1.0 / len(best)
-    outcomes = [np.sign(position.best) for position in positions]
+        outcomes[row] = np.sign(label.best)
     targets = as_targets(np.array([rules.observation(state) for state in states]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
-                         np.array(outcomes))
+                         outcomes)
     return symmetric_images(targets) if config.pretrain_symmetries else targets
 
 
@@ -128,5 +145,5 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = 
             errors.append(value_error.item())
             done += 1
         log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
-            f"KL to the best moves {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
+            f"KL to the labels {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
     policy.set_training_mode(False)
