@@ -124,6 +124,27 @@ def test_a_move_set_targets_the_players_moves_and_results(tmp_path: Path,
     assert "pretrain pass 2/2 on 20 positions: KL to the labels" in capsys.readouterr().out
 
 
+def test_rehearsal_keeps_the_labels_in_view_during_ppo(labelled: Path, tmp_path: Path) -> None:
+    """``pretrain_rehearsal``: steps on the labels after every rollout, with PPO's optimizer;
+    two runs alike but for it (pretraining all but off), the rehearsing one ends nearer."""
+    alike = ["--set", f"pretrain_positions={labelled}", "--set", "pretrain_epochs=1",
+             "--set", "pretrain_lr=1e-9", "--set", "learning_rate=3e-3"]
+    rehearsed = train_tiny(tmp_path / "rehearsed", *alike, "--set", "pretrain_rehearsal=25")
+    plain = train_tiny(tmp_path / "plain", *alike)
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    targets = targets_of(config, training_positions(config))
+    with torch.no_grad():
+        kl = {name: distillation_loss(load_network(path)[0], targets, 0.5)[1].item()
+              for name, path in (("rehearsed", rehearsed), ("plain", plain))}
+    assert kl["rehearsed"] < 0.8 * kl["plain"], kl
+
+
+def test_rehearsal_without_labels_is_refused(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_rehearsal=4")
+    assert "pretrain_positions" in error
+
+
 @pytest.mark.parametrize(("contents", "extra", "message"), [
     (None, [], "no file"),
     ("not json\n", [], ":1: not a labelled four_in_a_row position"),

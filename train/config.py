@@ -43,7 +43,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
                  "pretrain_epochs")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
-                     "teacher_simulations", "threats")
+                     "teacher_simulations", "threats", "pretrain_rehearsal")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -131,6 +131,9 @@ class TrainConfig:
             (the board's symmetries, ``agents.az.network.Symmetries``: the mirror in
             four-in-a-row, 8 in Reversi and tic-tac-toe), each a position with the same
             value and the moves mapped; False: the positions as they are.
+        pretrain_rehearsal: minibatch steps of the pretraining loss on
+            ``pretrain_positions`` after each rollout, with PPO's optimizer
+            (``train.pretrain.Rehearsal``); 0: none.
     """
 
     game: str
@@ -188,6 +191,7 @@ class TrainConfig:
     pretrain_epochs: int = 10
     pretrain_lr: float = 3e-4
     pretrain_symmetries: bool = False
+    pretrain_rehearsal: int = 0
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -234,6 +238,9 @@ class TrainConfig:
         if self.pretrain_lr <= 0:
             raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
                              "with --set pretrain_lr=...")
+        if self.pretrain_rehearsal and self.pretrain_positions is None:
+            raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
+                             "pretrain_positions=FILE too, or pretrain_rehearsal=0")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
         if self.teacher_simulations > 0 and self.vectorization == "dummy":

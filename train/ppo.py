@@ -53,7 +53,7 @@ from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
 from boardgym.train.environments import OpponentPool, make_vec_env
-from boardgym.train.pretrain import pretrain, training_positions
+from boardgym.train.pretrain import Rehearsal, labelled, pretrain, training_positions
 from boardgym.train.quality import selection_positions
 from boardgym.train.runs import (
     ALGO,
@@ -260,19 +260,24 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     torch.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
     vec_env = make_vec_env(config, run.pool)
+    needs_labels = resume_state is None or config.pretrain_rehearsal > 0
+    labels = labelled(config) if config.pretrain_positions and needs_labels else None
     if resume_state is None:
         model = build_model(config, vec_env, run.tensorboard)
         start = initial_weights(config)
         if start is not None:
             load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
-        if config.pretrain_positions is not None:
-            pretrain(model.policy, config, lambda line: print(line, flush=True))
+        if labels is not None:
+            pretrain(model.policy, config, labels, lambda line: print(line, flush=True))
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
-    callback: BaseCallback = RunCallback(run, hooks)
+    callbacks: list[BaseCallback] = [RunCallback(run, hooks)]
     if teacher is not None:
-        callback = CallbackList([callback, Kickstart(config, teacher)])
+        callbacks.append(Kickstart(config, teacher))
+    if labels is not None and config.pretrain_rehearsal:
+        callbacks.append(Rehearsal(config, labels))
+    callback = callbacks[0] if len(callbacks) == 1 else CallbackList(callbacks)
     if remaining > 0:
         model.learn(remaining, callback=callback, reset_num_timesteps=resume_state is None,
                     progress_bar=progress, tb_log_name=run.algo)
@@ -337,6 +342,8 @@ def prepare(args: argparse.Namespace, algo: str,
         run, state = open_run(args.resume, overrides, args.game)
         check_quality(run.config)
         load_teacher(run.config)
+        if run.config.pretrain_rehearsal:
+            training_positions(run.config)
         return run, state
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")

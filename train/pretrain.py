@@ -15,6 +15,9 @@ the position's game-theoretic result for the side to move (+1, 0, -1). In a move
 player's move and ``outcome`` the result of the game the position came from. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
 PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
+With ``pretrain_rehearsal: N`` every rollout of the run then ends with N more minibatch
+steps of the same loss on the labels, with PPO's optimizer (``Rehearsal``), so PPO does not
+wash out what the labels taught.
 With ``pretrain_symmetries: true`` each position also counts as each of its symmetric images
 (``symmetric_images``): the games are symmetric, so the images' labels are exact too.
 
@@ -26,12 +29,14 @@ is judged on.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.callbacks import BaseCallback
 
 from boardgym.agents.az.network import Symmetries
 from boardgym.agents.policy import board_kwargs
@@ -39,7 +44,7 @@ from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
 from boardgym.train.moves import MoveLabel, is_move_set, load_moves
 from boardgym.train.quality import Position, check_board, default_positions, load_positions
-from boardgym.train.teacher import Targets, as_targets, distillation_loss
+from boardgym.train.teacher import Targets, as_targets, distillation_loss, gradient_step
 
 Log = Callable[[str], object]
 
@@ -120,14 +125,33 @@ def symmetric_images(targets: Targets) -> Targets:
     return as_targets(obs, masks, policy, np.tile(targets.values.numpy(), len(symmetries)))
 
 
-def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = print) -> None:
-    """Train ``policy`` on ``config.pretrain_positions`` (see the module docstring); a line
-    per pass to ``log``. Minibatches are drawn from ``config.seed``."""
-    positions = training_positions(config)
-    targets = targets_of(config, positions)
+@dataclass(frozen=True)
+class Labelled:
+    """The labels of ``pretrain_positions`` ready to train on.
+
+    Attributes:
+        count: the labels kept (``training_positions``).
+        targets: their targets (``targets_of``; with ``pretrain_symmetries``, more rows).
+    """
+
+    count: int
+    targets: Targets
+
+
+def labelled(config: TrainConfig) -> Labelled:
+    """The ``Labelled`` of ``config.pretrain_positions`` (raises as ``training_positions``)."""
+    labels = training_positions(config)
+    return Labelled(len(labels), targets_of(config, labels))
+
+
+def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Labelled,
+             log: Log = print) -> None:
+    """Train ``policy`` on ``labels`` (see the module docstring); a line per pass to
+    ``log``. Minibatches are drawn from ``config.seed`` and the number of labels."""
+    targets = labels.targets
     count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
-    rng = np.random.default_rng([config.seed, len(positions)])
+    rng = np.random.default_rng([config.seed, labels.count])
     pieces = max(1, count // config.batch_size)
     total, done = config.pretrain_epochs * pieces, 0
     policy.set_training_mode(True)
@@ -137,13 +161,40 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, log: Log = 
             optimizer.param_groups[0]["lr"] = config.pretrain_lr * (1 - done / total)
             loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
                                                       config.vf_coef)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
-            optimizer.step()
+            gradient_step(policy, optimizer, loss, config.max_grad_norm)
             kls.append(kl.item())
             errors.append(value_error.item())
             done += 1
         log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
             f"KL to the labels {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
     policy.set_training_mode(False)
+
+
+class Rehearsal(BaseCallback):
+    """``pretrain_rehearsal`` minibatch steps of the pretraining loss on ``labels`` at the
+    end of each rollout, before PPO's update, with PPO's own optimizer (at its learning
+    rate) and ``max_grad_norm``: the labels stay in view while PPO learns from games.
+    Minibatches of ``batch_size`` are drawn from the seed and the step count, so a resumed
+    run draws what an unbroken one would. Logs ``pretrain/rehearsal_kl``."""
+
+    def __init__(self, config: TrainConfig, labels: Labelled) -> None:
+        super().__init__()
+        self.config = config
+        self.targets = labels.targets
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        count = len(self.targets.values)
+        rng = np.random.default_rng([self.config.seed, self.model.num_timesteps])
+        policy = self.model.policy
+        policy.set_training_mode(True)
+        kls = []
+        for _ in range(self.config.pretrain_rehearsal):
+            batch = rng.choice(count, size=min(self.config.batch_size, count), replace=False)
+            loss, kl, _ = distillation_loss(policy, self.targets.pick(batch), self.config.vf_coef)
+            gradient_step(policy, policy.optimizer, loss, self.config.max_grad_norm)
+            kls.append(kl.item())
+        policy.set_training_mode(False)
+        self.logger.record("pretrain/rehearsal_kl", float(np.mean(kls)))

@@ -207,6 +207,16 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
     return kl + vf_coef * value_error, kl, value_error
 
 
+def gradient_step(policy: Any, optimizer: torch.optim.Optimizer, loss: torch.Tensor,
+                  max_grad_norm: float) -> None:
+    """One step of ``optimizer`` down ``loss``, the gradient of ``policy``'s parameters
+    clipped to norm ``max_grad_norm`` (as PPO's own update clips it)."""
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
+    optimizer.step()
+
+
 def as_targets(obs: np.ndarray, masks: np.ndarray, policy: np.ndarray, values: np.ndarray
                ) -> Targets:
     """``Targets`` of numpy arrays (float32; ``masks`` bool)."""
@@ -304,10 +314,7 @@ class Kickstart(BaseCallback):
         for batch in self.minibatches(len(targets.obs)):
             loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
                                                       self.config.vf_coef)
-            policy.optimizer.zero_grad()
-            (weight * loss).backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), self.config.max_grad_norm)
-            policy.optimizer.step()
+            gradient_step(policy, policy.optimizer, weight * loss, self.config.max_grad_norm)
             kls.append(kl.item())
             errors.append(value_error.item())
         policy.set_training_mode(False)
