@@ -52,6 +52,15 @@ def train_tiny(runs_dir: Path, *extra: str) -> Path:
     return run / "checkpoints" / "last.zip"
 
 
+def kl_to_labels(labels: Path, **checkpoints: Path) -> dict[str, float]:
+    """Each checkpoint's KL from the targets of ``labels`` to its policy, by name."""
+    config = TrainConfig(game=GAME, pretrain_positions=str(labels))
+    targets = targets_of(config, training_positions(config))
+    with torch.no_grad():
+        return {name: distillation_loss(load_network(path)[0], targets, 0.5)[1].item()
+                for name, path in checkpoints.items()}
+
+
 def refusal(capsys: pytest.CaptureFixture[str], runs_dir: Path, *extra: str) -> str:
     """The one-line error of a run that must be refused before its folder is made."""
     with pytest.raises(SystemExit) as stop:
@@ -69,11 +78,7 @@ def test_pretraining_pulls_the_policy_to_the_best_moves(labelled: Path, tmp_path
                         "--set", "pretrain_epochs=40", "--set", "pretrain_lr=3e-3")
     assert "pretrain pass 40/40 on 24 positions" in capsys.readouterr().out
     plain = train_tiny(tmp_path / "plain")
-    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
-    targets = targets_of(config, training_positions(config))
-    with torch.no_grad():
-        kl = {name: distillation_loss(load_network(path)[0], targets, 0.5)[1].item()
-              for name, path in (("taught", taught), ("plain", plain))}
+    kl = kl_to_labels(labelled, taught=taught, plain=plain)
     assert kl["taught"] < 0.8 * kl["plain"], kl
 
 
@@ -131,11 +136,7 @@ def test_rehearsal_keeps_the_labels_in_view_during_ppo(labelled: Path, tmp_path:
              "--set", "pretrain_lr=1e-9", "--set", "learning_rate=3e-3"]
     rehearsed = train_tiny(tmp_path / "rehearsed", *alike, "--set", "pretrain_rehearsal=25")
     plain = train_tiny(tmp_path / "plain", *alike)
-    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
-    targets = targets_of(config, training_positions(config))
-    with torch.no_grad():
-        kl = {name: distillation_loss(load_network(path)[0], targets, 0.5)[1].item()
-              for name, path in (("rehearsed", rehearsed), ("plain", plain))}
+    kl = kl_to_labels(labelled, rehearsed=rehearsed, plain=plain)
     assert kl["rehearsed"] < 0.8 * kl["plain"], kl
 
 

@@ -31,6 +31,7 @@ from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.backends import Backend, connect, parallel_map
+from boardgym.train.quality import read_items
 
 OPENING_PLIES = 10
 """The most uniformly random plies a game of a move set opens with."""
@@ -81,23 +82,17 @@ def load_moves(path: str | Path, record: Game) -> list[MoveLabel]:
     if not source.is_file():
         raise ValueError(f"no move set {str(source)!r}: make one with boardgym positions "
                          f"{record.name} --player SPEC --count N --out FILE")
-    labels = []
-    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            item = json.loads(text)
-            state = record.rules.parse(item["position"])
-            move, result = int(item["move"]), int(item["result"])
-            legal = record.rules.legal_mask(state)
-            if record.rules.is_terminal(state) or not 0 <= move < len(legal) \
-                    or not legal[move] or result not in (-1, 0, 1):
-                raise ValueError("an illegal move, a finished game or a result not in -1, 0, 1")
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"{source}:{number}: not a {record.name} move label "
-                             f"({error})") from None
-        labels.append(MoveLabel(item["position"], move, result))
-    if not labels:
-        raise ValueError(f"{source}: no move labels")
-    return labels
+
+    def label(item: Any) -> MoveLabel:
+        state = record.rules.parse(item["position"])
+        move, result = int(item["move"]), int(item["result"])
+        legal = record.rules.legal_mask(state)
+        if record.rules.is_terminal(state) or not 0 <= move < len(legal) or not legal[move] \
+                or result not in (-1, 0, 1):
+            raise ValueError("an illegal move, a finished game or a result not in -1, 0, 1")
+        return MoveLabel(item["position"], move, result)
+
+    return read_items(source, label, f"a {record.name} move label")
 
 
 @dataclass(frozen=True)

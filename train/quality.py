@@ -33,7 +33,7 @@ import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -50,6 +50,8 @@ from boardgym.train.backends import (
 )
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 from boardgym.train.evaluate import check_boards, wilson_interval
+
+T = TypeVar("T")
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "tests" / "data"
 """Where the shipped labelled sets live (a source checkout)."""
@@ -108,32 +110,46 @@ def default_positions(record: Game) -> Path:
     return DATA_DIR / f"{record.name}.jsonl"
 
 
-def load_positions(path: str | Path, record: Game) -> list[Position]:
-    """The labelled positions of a JSONL file, each checked to parse as ``record``'s game.
+def read_items(source: Path, parse: Callable[[Any], T], what: str) -> list[T]:
+    """``parse`` of each line's JSON value of the JSONL file ``source``, in order.
 
     Raises:
-        ValueError: a missing file, or a line that is not a labelled position of this game
-            (the message names the line).
+        ValueError: a line that is not JSON or that ``parse`` refuses (ValueError,
+            KeyError, TypeError, AttributeError): ``SOURCE:LINE: not WHAT (why)``; a file
+            without lines: ``SOURCE: empty``.
+    """
+    items = []
+    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            items.append(parse(json.loads(text)))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{source}:{number}: not {what} ({error})") from None
+    if not items:
+        raise ValueError(f"{source}: empty")
+    return items
+
+
+def load_positions(path: str | Path, record: Game) -> list[Position]:
+    """The labelled positions of a JSONL file, each checked to parse as ``record``'s game
+    and to have a move.
+
+    Raises:
+        ValueError: a missing or empty file, or a line that is not a labelled position of
+            this game (the message names the line).
     """
     source = Path(path)
     if not source.is_file():
         raise ValueError(f"no position file {str(source)!r}: make one with boardgym "
                          f"positions {record.name} --out FILE, or pass --positions FILE")
-    positions = []
-    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
-        try:
-            item = json.loads(text)
-            record.rules.parse(item["position"])
-            values = {int(action): int(value) for action, value in item["moves"].items()}
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"{source}:{number}: not a labelled {record.name} position "
-                             f"({error})") from None
+
+    def position(item: Any) -> Position:
+        record.rules.parse(item["position"])
+        values = {int(action): int(value) for action, value in item["moves"].items()}
         if not values:
-            raise ValueError(f"{source}:{number}: a position without moves")
-        positions.append(Position(item["position"], values))
-    if not positions:
-        raise ValueError(f"{source}: no positions")
-    return positions
+            raise ValueError("a position without moves")
+        return Position(item["position"], values)
+
+    return read_items(source, position, f"a labelled {record.name} position")
 
 
 def part_of(position: Position) -> str:
