@@ -22,6 +22,9 @@ within ``--max-nodes`` positions (four-in-a-row) is skipped. The transposition t
 emptied before each four-in-a-row position, so whether a position fits the budget depends
 on the position alone: a set's first ``n`` lines are the set made with ``--count n``, and
 ``--workers`` and ``--backend`` (``train.backends``) change nothing.
+
+With ``--player SPEC`` the command writes a move set instead, in any game: positions of
+SPEC's own games, each with the move SPEC chooses there (``train.moves``).
 """
 
 from __future__ import annotations
