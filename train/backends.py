@@ -32,13 +32,14 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import importlib.util
+import itertools
 import logging
 import os
 import socket
 import sys
 import uuid
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -400,3 +401,16 @@ def parallel_map(run: Callable[[S, T], R], tasks: Iterable[T], setup: Callable[[
 
     runner = _RayRunner(key, ray.put((setup, run)))
     yield from _in_order(runner, tasks, backend.workers or cluster_cpus())
+
+
+def map_index_ranges(run: Callable[[S, range], list[R]], setup: Callable[[], S],
+                     backend: Backend, size: int) -> Generator[R, None, None]:
+    """``run(state, indices)`` on the index ranges ``[0, size)``, ``[size, 2 * size)``, ...
+    (of 1 index in this process), forever, each task's list of results flattened: the
+    results in index order. Close the generator to stop; ``parallel_map``'s workers run a
+    few tasks ahead and are cancelled then."""
+    step = 1 if backend.inline else size
+    tasks = (range(start, start + step) for start in itertools.count(0, step))
+    with closing(parallel_map(run, tasks, setup, backend)) as results:
+        for chunk in results:
+            yield from chunk

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +30,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.train.backends import Backend, connect, parallel_map
+from boardgym.train.backends import Backend, connect, map_index_ranges
 from boardgym.train.quality import read_items
 
 OPENING_PLIES = 10
@@ -139,15 +139,6 @@ GAMES_PER_TASK = 2
 """Games handed to a worker process (or a Ray task) at a time."""
 
 
-def _played(games: _Games, backend: Backend) -> Generator[list[MoveLabel], None, None]:
-    """Every game's labels in index order, forever (the workers run a few tasks ahead)."""
-    size = 1 if backend.inline else GAMES_PER_TASK
-    tasks = (range(start, start + size) for start in itertools.count(0, size))
-    with closing(parallel_map(games.play_all, tasks, games.setup, backend)) as played:
-        for chunk in played:
-            yield from chunk
-
-
 def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backend | None = None,
                advance: Callable[[int], object] | None = None) -> list[str]:
     """The first ``count`` distinct labels of a game's move set by ``player``, as JSON lines
@@ -177,7 +168,8 @@ def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backe
     connect(where)
     lines: list[str] = []
     seen: set[str] = set()
-    with closing(_played(_Games(record.name, seed, player), where)) as games:
+    played = _Games(record.name, seed, player)
+    with closing(map_index_ranges(played.play_all, played.setup, where, GAMES_PER_TASK)) as games:
         for labels in games:
             fresh = [label for label in labels if label.text not in seen]
             seen.update(label.text for label in fresh)

@@ -30,9 +30,8 @@ SPEC's own games, each with the move SPEC chooses there (``train.moves``).
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +48,7 @@ from boardgym.train.backends import (
     add_backend_options,
     backend_from_args,
     connect,
-    parallel_map,
+    map_index_ranges,
 )
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
 from boardgym.train.moves import move_lines
@@ -232,17 +231,6 @@ class _Sampler:
         return [self.label(index, engine) for index in indices]
 
 
-def _labelled(sampler: _Sampler, backend: Backend,
-              count: int) -> Generator[tuple[str, Values] | None, None, None]:
-    """Every sample's label in index order, forever (the caller stops after ``count`` good
-    ones; the workers run a few tasks ahead, cancelled when the caller stops)."""
-    size = 1 if backend.inline else max(1, min(SAMPLES_PER_TASK, count // (backend.workers or 1)))
-    tasks = (range(start, start + size) for start in itertools.count(0, size))
-    with closing(parallel_map(sampler.label_all, tasks, sampler.engine, backend)) as labels:
-        for chunk in labels:
-            yield from chunk
-
-
 def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX_NODES,
                   backend: Backend | None = None,
                   advance: Callable[[int], object] | None = None) -> list[str]:
@@ -259,7 +247,10 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
     """
     lines: list[str] = []
     seen: set[str] = set()
-    labels = _labelled(_Sampler(game, seed, max_nodes), backend or Backend(), count)
+    where = backend or Backend()
+    sampler = _Sampler(game, seed, max_nodes)
+    size = max(1, min(SAMPLES_PER_TASK, count // (where.workers or 1)))
+    labels = map_index_ranges(sampler.label_all, sampler.engine, where, size)
     with closing(labels):
         for labelled in labels:
             if labelled is None or labelled[0] in seen:
