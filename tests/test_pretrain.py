@@ -95,6 +95,23 @@ def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
         assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
 
 
+def test_outcome_targets_spread_over_every_move_that_keeps_the_outcome(labelled: Path) -> None:
+    """``pretrain_target=outcome``: where the moves differ in outcome class, every move of the
+    best move's class (and no other) shares the probability; elsewhere the best moves do."""
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled), pretrain_target="outcome")
+    positions = training_positions(config)
+    targets = targets_of(config, positions)
+    assert any(position.keeps_outcome(action) and not position.is_best(action)
+               for position in positions if position.decisive for action in position.values)
+    for row, position in enumerate(positions):
+        keeps = position.keeps_outcome if position.decisive else position.is_best
+        taught = {action for action in position.values if keeps(action)}
+        chosen = set(torch.nonzero(targets.policy[row]).flatten().tolist())
+        assert chosen == taught
+        assert torch.allclose(targets.policy[row][sorted(taught)],
+                              torch.tensor(1.0 / len(taught)))
+
+
 def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
     judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
     mixed = tmp_path / "mixed.jsonl"
@@ -172,6 +189,12 @@ def test_a_learning_rate_that_is_not_positive_is_refused(tmp_path: Path,
                                                          ) -> None:
     error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_lr=0")
     assert "--set pretrain_lr=" in error
+
+
+def test_an_unknown_target_is_refused(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_target=fastest")
+    assert "--set pretrain_target=" in error and "outcome" in error
 
 
 def test_symmetric_images_are_the_mirrored_positions(labelled: Path, tmp_path: Path) -> None:
