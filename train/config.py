@@ -137,9 +137,10 @@ class TrainConfig:
             moves of the highest value evenly (the fastest win, the slowest loss);
             ``outcome``, every move that keeps the best move's outcome class evenly (any
             winning move where one wins, any drawing one where the best draws), and the
-            best moves where every move has the same class.
+            best moves where every move has the same class. Exactly labelled sets only (a
+            move set teaches its player's move either way).
         pretrain_rehearsal: minibatch steps of the pretraining loss on
-            ``pretrain_positions`` after each rollout, with PPO's optimizer
+            ``pretrain_positions`` before each rollout, with PPO's optimizer
             (``train.pretrain.Rehearsal``); 0: none.
     """
 
@@ -249,6 +250,9 @@ class TrainConfig:
         if self.pretrain_target not in PRETRAIN_TARGETS:
             raise ValueError(f"pretrain_target must be one of {PRETRAIN_TARGETS}, got "
                              f"{self.pretrain_target!r}; fix it with --set pretrain_target=...")
+        if self.pretrain_target != "best" and self.pretrain_positions is None:
+            raise ValueError("pretrain_target chooses what the pretraining labels teach: set "
+                             "pretrain_positions=FILE too, or drop pretrain_target")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")

@@ -17,7 +17,7 @@ game-theoretic result for the side to move (+1, 0, -1). In a move set
 player's move and ``outcome`` the result of the game the position came from. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
 PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
-With ``pretrain_rehearsal: N`` every rollout of the run then ends with N more minibatch
+With ``pretrain_rehearsal: N`` every rollout of the run then starts with N more minibatch
 steps of the same loss on the labels, with PPO's optimizer (``Rehearsal``), so PPO does not
 wash out what the labels taught.
 With ``pretrain_symmetries: true`` each position also counts as each of its symmetric images
@@ -46,7 +46,7 @@ from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
 from boardgym.train.moves import MoveLabel, is_move_set, load_moves
 from boardgym.train.quality import Position, check_board, default_positions, load_positions
-from boardgym.train.teacher import Targets, as_targets, distillation_loss, gradient_step
+from boardgym.train.teacher import Targets, as_targets, distil
 
 Log = Callable[[str], object]
 
@@ -164,29 +164,23 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
     rng = np.random.default_rng([config.seed, labels.count])
     pieces = max(1, count // config.batch_size)
-    total, done = config.pretrain_epochs * pieces, 0
-    policy.set_training_mode(True)
+    total = config.pretrain_epochs * pieces
     for epoch in range(1, config.pretrain_epochs + 1):
-        kls, errors = [], []
-        for batch in np.array_split(rng.permutation(count), pieces):
-            optimizer.param_groups[0]["lr"] = config.pretrain_lr * (1 - done / total)
-            loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
-                                                      config.vf_coef)
-            gradient_step(policy, optimizer, loss, config.max_grad_norm)
-            kls.append(kl.item())
-            errors.append(value_error.item())
-            done += 1
+        kl, error = distil(policy, optimizer, targets,
+                           np.array_split(rng.permutation(count), pieces), config,
+                           rate=lambda step, done=(epoch - 1) * pieces:
+                           config.pretrain_lr * (1 - (done + step) / total))
         log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
-            f"KL to the labels {np.mean(kls):.3f}, value error {np.mean(errors):.3f}")
-    policy.set_training_mode(False)
+            f"KL to the labels {kl:.3f}, value error {error:.3f}")
 
 
 class Rehearsal(BaseCallback):
     """``pretrain_rehearsal`` minibatch steps of the pretraining loss on ``labels`` at the
-    end of each rollout, before PPO's update, with PPO's own optimizer (at its learning
-    rate) and ``max_grad_norm``: the labels stay in view while PPO learns from games.
-    Minibatches of ``batch_size`` are drawn from the seed and the step count, so a resumed
-    run draws what an unbroken one would. Logs ``pretrain/rehearsal_kl``."""
+    start of each rollout, with PPO's own optimizer (at its learning rate) and
+    ``max_grad_norm``: the labels stay in view while PPO learns from games. The rollout is
+    then played by the rehearsed policy, so PPO's update starts from the policy that
+    collected it. Minibatches of ``batch_size`` are drawn from the seed and the step count,
+    so a resumed run draws what an unbroken one would. Logs ``pretrain/rehearsal_kl``."""
 
     def __init__(self, config: TrainConfig, labels: Labelled) -> None:
         super().__init__()
@@ -196,16 +190,11 @@ class Rehearsal(BaseCallback):
     def _on_step(self) -> bool:
         return True
 
-    def _on_rollout_end(self) -> None:
+    def _on_rollout_start(self) -> None:
         count = len(self.targets.values)
         rng = np.random.default_rng([self.config.seed, self.model.num_timesteps])
+        batches = (rng.choice(count, size=min(self.config.batch_size, count), replace=False)
+                   for _ in range(self.config.pretrain_rehearsal))
         policy = self.model.policy
-        policy.set_training_mode(True)
-        kls = []
-        for _ in range(self.config.pretrain_rehearsal):
-            batch = rng.choice(count, size=min(self.config.batch_size, count), replace=False)
-            loss, kl, _ = distillation_loss(policy, self.targets.pick(batch), self.config.vf_coef)
-            gradient_step(policy, policy.optimizer, loss, self.config.max_grad_norm)
-            kls.append(kl.item())
-        policy.set_training_mode(False)
-        self.logger.record("pretrain/rehearsal_kl", float(np.mean(kls)))
+        kl, _ = distil(policy, policy.optimizer, self.targets, batches, self.config)
+        self.logger.record("pretrain/rehearsal_kl", kl)

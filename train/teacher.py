@@ -38,6 +38,7 @@ AlphaZero's.)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeAlias
 
@@ -207,14 +208,31 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
     return kl + vf_coef * value_error, kl, value_error
 
 
-def gradient_step(policy: Any, optimizer: torch.optim.Optimizer, loss: torch.Tensor,
-                  max_grad_norm: float) -> None:
-    """One step of ``optimizer`` down ``loss``, the gradient of ``policy``'s parameters
-    clipped to norm ``max_grad_norm`` (as PPO's own update clips it)."""
-    optimizer.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
-    optimizer.step()
+def distil(policy: Any, optimizer: torch.optim.Optimizer, targets: Targets,
+           batches: Iterable[np.ndarray], config: TrainConfig, weight: float = 1.0,
+           rate: Callable[[int], float] | None = None) -> tuple[float, float]:
+    """One step of ``optimizer`` down ``weight`` times the ``distillation_loss`` of each
+    minibatch of ``targets`` (index arrays ``batches``), in training mode, the gradient of
+    ``policy``'s parameters clipped to ``config.max_grad_norm`` as PPO's own update clips
+    it; with ``rate``, the learning rate of step ``i`` is ``rate(i)``.
+
+    Returns:
+        The mean KL and the mean value error over the steps.
+    """
+    kls, errors = [], []
+    policy.set_training_mode(True)
+    for step, batch in enumerate(batches):
+        if rate is not None:
+            optimizer.param_groups[0]["lr"] = rate(step)
+        loss, kl, value_error = distillation_loss(policy, targets.pick(batch), config.vf_coef)
+        optimizer.zero_grad()
+        (weight * loss).backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
+        optimizer.step()
+        kls.append(kl.item())
+        errors.append(value_error.item())
+    policy.set_training_mode(False)
+    return float(np.mean(kls)), float(np.mean(errors))
 
 
 def as_targets(obs: np.ndarray, masks: np.ndarray, policy: np.ndarray, values: np.ndarray
@@ -308,18 +326,11 @@ class Kickstart(BaseCallback):
         targets = self.targets()
         if not len(targets.obs):
             return
-        kls, errors = [], []
         policy = self.model.policy
-        policy.set_training_mode(True)
-        for batch in self.minibatches(len(targets.obs)):
-            loss, kl, value_error = distillation_loss(policy, targets.pick(batch),
-                                                      self.config.vf_coef)
-            gradient_step(policy, policy.optimizer, weight * loss, self.config.max_grad_norm)
-            kls.append(kl.item())
-            errors.append(value_error.item())
-        policy.set_training_mode(False)
-        self.logger.record("teacher/kl", float(np.mean(kls)))
-        self.logger.record("teacher/value_error", float(np.mean(errors)))
+        kl, error = distil(policy, policy.optimizer, targets,
+                           self.minibatches(len(targets.obs)), self.config, weight)
+        self.logger.record("teacher/kl", kl)
+        self.logger.record("teacher/value_error", error)
 
     def targets(self) -> Targets:
         """The teacher's targets on the rollout: with a network, on every position (the
