@@ -95,6 +95,7 @@ def test_a_bad_label_names_its_line(tmp_path: Path, line: str, why: str) -> None
     ["tictactoe", "--player", "rules", "--out", "OUT"],  # a move set needs --count
     ["tictactoe", "--player", "rules", "--count", "0", "--out", "OUT"],
     ["tictactoe", "--player", "no/such/checkpoint.zip", "--count", "2", "--out", "OUT"],
+    ["tictactoe", "--player", "rules", "--count", "2", "--max-nodes", "9", "--out", "OUT"],
 ])
 def test_bad_arguments_are_one_line(args: list[str], tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:

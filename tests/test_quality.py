@@ -14,6 +14,7 @@ import pytest
 from boardgym.envs.games import game as game_record
 from boardgym.train import positions as positions_command
 from boardgym.train import quality as quality_command
+from boardgym.train.backends import Backend
 from boardgym.train.positions import LABELLERS, position_lines, stones
 from boardgym.train.quality import (
     Position,
@@ -51,7 +52,8 @@ def test_sampled_sets_reproduce_from_their_seed(game: str, count: int) -> None:
 
 
 def test_workers_draw_the_same_set() -> None:
-    assert position_lines("reversi", 2, seed=5, workers=2) == position_lines("reversi", 2, seed=5)
+    assert position_lines("reversi", 2, seed=5, backend=Backend(workers=2)) == \
+        position_lines("reversi", 2, seed=5)
 
 
 @pytest.mark.parametrize("game", ["four_in_a_row", "reversi"])

@@ -82,7 +82,8 @@ def test_tournament_gives_the_same_json_on_both_backends() -> None:
 
 def test_positions_are_the_same_on_both_backends() -> None:
     local = positions.position_lines("four_in_a_row", 2, seed=1)
-    assert positions.position_lines("four_in_a_row", 2, seed=1, backend="ray") == local
+    assert positions.position_lines("four_in_a_row", 2, seed=1,
+                                    backend=Backend("ray")) == local
 
 
 def play_once(marker: Path, crash_at: int, players: tuple[Any, Any],

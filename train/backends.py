@@ -414,3 +414,22 @@ def map_index_ranges(run: Callable[[S, range], list[R]], setup: Callable[[], S],
     with closing(parallel_map(run, tasks, setup, backend)) as results:
         for chunk in results:
             yield from chunk
+
+
+def first_distinct(items: Iterable[T | None], count: int, key: Callable[[T], str],
+                   advance: Callable[[int], object] | None = None) -> list[T]:
+    """The first ``count`` items of ``items`` whose ``key`` is new, in order (``None`` items
+    skipped), calling ``advance(1)`` as each is kept; stops reading there (fewer when
+    ``items`` ends first)."""
+    kept: list[T] = []
+    seen: set[str] = set()
+    for item in items:
+        if item is None or key(item) in seen:
+            continue
+        seen.add(key(item))
+        kept.append(item)
+        if advance is not None:
+            advance(1)
+        if len(kept) == count:
+            break
+    return kept

@@ -30,7 +30,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.train.backends import Backend, connect, map_index_ranges
+from boardgym.train.backends import Backend, connect, first_distinct, map_index_ranges
 from boardgym.train.quality import read_items
 
 OPENING_PLIES = 10
@@ -150,7 +150,7 @@ def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backe
         count: labels wanted, > 0.
         seed: the set's seed, >= 0.
         backend: where the games are played (default: in this process); same lines on any.
-        advance: called with the number of lines just added.
+        advance: called with 1 each time a line is added.
 
     Raises:
         ValueError: an unknown game or player (or a checkpoint that cannot be loaded), a
@@ -166,17 +166,9 @@ def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backe
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
     where = backend or Backend()
     connect(where)
-    lines: list[str] = []
-    seen: set[str] = set()
     played = _Games(record.name, seed, player)
-    with closing(map_index_ranges(played.play_all, played.setup, where, GAMES_PER_TASK)) as games:
-        for labels in games:
-            fresh = [label for label in labels if label.text not in seen]
-            seen.update(label.text for label in fresh)
-            kept = fresh[:count - len(lines)]
-            lines.extend(label.line() for label in kept)
-            if advance is not None and kept:
-                advance(len(kept))
-            if len(lines) == count:
-                break
-    return lines
+    games = map_index_ranges(played.play_all, played.setup, where, GAMES_PER_TASK)
+    with closing(games):
+        labels = first_distinct(itertools.chain.from_iterable(games), count,
+                                lambda label: label.text, advance)
+    return [label.line() for label in labels]

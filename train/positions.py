@@ -48,6 +48,7 @@ from boardgym.train.backends import (
     add_backend_options,
     backend_from_args,
     connect,
+    first_distinct,
     map_index_ranges,
 )
 from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
@@ -245,29 +246,18 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
             any.
         advance: called with 1 each time a line is added.
     """
-    lines: list[str] = []
-    seen: set[str] = set()
     where = backend or Backend()
     sampler = _Sampler(game, seed, max_nodes)
     size = max(1, min(SAMPLES_PER_TASK, count // (where.workers or 1)))
     labels = map_index_ranges(sampler.label_all, sampler.engine, where, size)
     with closing(labels):
-        for labelled in labels:
-            if labelled is None or labelled[0] in seen:
-                continue
-            seen.add(labelled[0])
-            lines.append(labelled[0])
-            if advance is not None:
-                advance(1)
-            if len(lines) == count:
-                break
-    return lines
+        return [text for text, _ in first_distinct(labels, count, lambda item: item[0],
+                                                   advance)]
 
 
 def position_lines(game: str, count: int | None = None, seed: int = 0,
-                   max_nodes: int = DEFAULT_MAX_NODES, workers: int | None = None,
-                   advance: Callable[[int], object] | None = None, backend: str = "local",
-                   address: str | None = None) -> list[str]:
+                   max_nodes: int = DEFAULT_MAX_NODES, backend: Backend | None = None,
+                   advance: Callable[[int], object] | None = None) -> list[str]:
     """A game's labelled set as JSON lines (see the module docstring).
 
     Args:
@@ -276,20 +266,17 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
             (tic-tac-toe), which takes its first ``count`` positions otherwise.
         seed: the seed of a sampled set (>= 0; an enumerated set has none).
         max_nodes: the solver's budget per position (four-in-a-row).
-        workers: tasks running at once for a sampled set (``train.backends.Backend``: local
-            processes, default 1; Ray tasks, default the cluster's CPUs); same lines.
+        backend: where a sampled set is labelled (``train.backends.Backend``; default: in
+            this process); same lines on any.
         advance: called with the number of lines just added.
-        backend: ``"local"`` processes or ``"ray"`` for a sampled set (same lines).
-        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
         ValueError: no exact solver for the game, a sampled game without ``count``, a
-            count, seed, budget or workers below its minimum, or a Ray backend that cannot
-            start.
+            count, seed or budget below its minimum, or a Ray backend that cannot start.
     """
     record = game_record(game)
     chosen = labeller(record)
-    where = Backend(backend, workers, address)
+    where = backend or Backend()
     for name, value, minimum in (("count", 1 if count is None else count, 1), ("seed", seed, 0),
                                  ("max_nodes", max_nodes, 1)):
         if value < minimum:
@@ -323,9 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int_at_least(0), default=0,
                         help="seed of a sampled set (default 0)")
     parser.add_argument("--out", required=True, help="the JSONL file to write")
-    parser.add_argument("--max-nodes", type=int_at_least(1), default=DEFAULT_MAX_NODES,
+    parser.add_argument("--max-nodes", type=int_at_least(1),
                         help="solver budget per position; positions needing more are skipped "
-                             f"(four-in-a-row; default {DEFAULT_MAX_NODES})")
+                             f"(four-in-a-row; default {DEFAULT_MAX_NODES}; not with --player)")
     parser.add_argument("--player", metavar="SPEC",
                         help="write a move set instead: positions of SPEC's own games (random "
                              "openings, some random moves), each with the move SPEC chooses "
@@ -351,10 +338,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         backend = backend_from_args(args)
         advance = None if bar is None else bar.update
         if args.player is None:
-            lines = position_lines(args.game, args.count, args.seed, args.max_nodes,
-                                   args.workers, advance, args.backend, args.address)
+            lines = position_lines(args.game, args.count, args.seed,
+                                   args.max_nodes or DEFAULT_MAX_NODES, backend, advance)
         elif args.count is None:
             raise ValueError("a move set needs --count N")
+        elif args.max_nodes is not None:
+            raise ValueError("--max-nodes is the exact solver's budget; a move set (--player) "
+                             "has none: drop --max-nodes")
         else:
             lines = move_lines(args.game, args.player, args.count, args.seed, backend, advance)
     except ValueError as error:  # raised before any work: bad game or arguments
