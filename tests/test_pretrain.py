@@ -95,29 +95,6 @@ def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
         assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
 
 
-HAND_LABELLED = [  # (position, move values, taught with "best", taught with "outcome")
-    ("44", {0: -1, 1: 2, 2: 5, 3: 5, 4: 0, 5: 1, 6: -3}, {2, 3}, {1, 2, 3, 5}),
-    ("1", {0: 0, 1: 0, 2: -1, 3: -4, 4: 0, 5: -2, 6: -1}, {0, 1, 4}, {0, 1, 4}),
-    ("4455", {0: -2, 1: -1, 2: -3, 3: -1, 4: -5, 5: -2, 6: -2}, {1, 3}, {1, 3}),
-]
-"""Four-in-a-row positions with made-up values: a win with wins of several lengths, a draw,
-and a loss whatever is played (only the slowest losses taught either way)."""
-
-
-@pytest.mark.parametrize("target", ["best", "outcome"])
-def test_each_target_spreads_evenly_over_its_moves(tmp_path: Path, target: str) -> None:
-    path = tmp_path / "hand.jsonl"
-    path.write_text("".join(json.dumps({"position": text, "moves": values}) + "\n"
-                            for text, values, _, _ in HAND_LABELLED), encoding="utf-8")
-    config = TrainConfig(game=GAME, pretrain_positions=str(path), pretrain_target=target)
-    targets = targets_of(config, training_positions(config))
-    for row, (_, _, best, outcome) in enumerate(HAND_LABELLED):
-        taught = best if target == "best" else outcome
-        expected = torch.zeros(len(targets.policy[row]))
-        expected[sorted(taught)] = 1.0 / len(taught)
-        assert torch.allclose(targets.policy[row], expected)
-
-
 def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
     judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
     mixed = tmp_path / "mixed.jsonl"
@@ -195,18 +172,6 @@ def test_a_learning_rate_that_is_not_positive_is_refused(tmp_path: Path,
                                                          ) -> None:
     error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_lr=0")
     assert "--set pretrain_lr=" in error
-
-
-def test_an_unknown_target_is_refused(tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_target=fastest")
-    assert "--set pretrain_target=" in error and "outcome" in error
-
-
-def test_a_target_without_labels_is_refused(tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_target=outcome")
-    assert "pretrain_positions=FILE" in error
 
 
 def test_symmetric_images_are_the_mirrored_positions(labelled: Path, tmp_path: Path) -> None:

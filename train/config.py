@@ -26,8 +26,6 @@ from boardgym.envs.games import game as game_record
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")
 VECTORIZATIONS = ("auto", "vector", "dummy")
-PRETRAIN_TARGETS = ("best", "outcome")
-"""What an exactly labelled position teaches (``pretrain_target``)."""
 OPENING_BOUNDS = 2
 """``opening_plies`` is ``[low, high]``."""
 FAIR_PAIR = 2
@@ -133,12 +131,6 @@ class TrainConfig:
             (the board's symmetries, ``agents.az.network.Symmetries``: the mirror in
             four-in-a-row, 8 in Reversi and tic-tac-toe), each a position with the same
             value and the moves mapped; False: the positions as they are.
-        pretrain_target: what an exactly labelled position teaches the policy: ``best``, its
-            moves of the highest value evenly (the fastest win, the slowest loss);
-            ``outcome``, every move that keeps the best move's outcome class evenly (any
-            winning move where one wins, any drawing one where the best draws), and the
-            best moves where every move has the same class. Exactly labelled sets only (a
-            move set teaches its player's move either way).
         pretrain_rehearsal: minibatch steps of the pretraining loss on
             ``pretrain_positions`` before each rollout, with PPO's optimizer
             (``train.pretrain.Rehearsal``); 0: none.
@@ -199,7 +191,6 @@ class TrainConfig:
     pretrain_epochs: int = 10
     pretrain_lr: float = 3e-4
     pretrain_symmetries: bool = False
-    pretrain_target: str = "best"
     pretrain_rehearsal: int = 0
 
     def __post_init__(self) -> None:
@@ -247,12 +238,6 @@ class TrainConfig:
         if self.pretrain_lr <= 0:
             raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
                              "with --set pretrain_lr=...")
-        if self.pretrain_target not in PRETRAIN_TARGETS:
-            raise ValueError(f"pretrain_target must be one of {PRETRAIN_TARGETS}, got "
-                             f"{self.pretrain_target!r}; fix it with --set pretrain_target=...")
-        if self.pretrain_target != "best" and self.pretrain_positions is None:
-            raise ValueError("pretrain_target chooses what the pretraining labels teach: set "
-                             "pretrain_positions=FILE too, or drop pretrain_target")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")

@@ -9,10 +9,8 @@ trains its policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` pa
 
 the distillation loss of ``train.teacher`` with the labels as the teacher. In an exactly
 labelled set (one JSON line per position with the exact value of every legal move) the
-target spreads the probability evenly over the moves ``pretrain_target`` names (``best``:
-those of the highest value; ``outcome``: those that keep the best move's outcome class, or
-the best ones where every move has the same class) and ``outcome`` is the position's
-game-theoretic result for the side to move (+1, 0, -1). In a move set
+target spreads the probability evenly over the moves of the highest value and ``outcome`` is
+the position's game-theoretic result for the side to move (+1, 0, -1). In a move set
 (``--player SPEC``, ``train.moves``: where no exact solver reaches) the target is the
 player's move and ``outcome`` the result of the game the position came from. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
@@ -93,8 +91,7 @@ def training_positions(config: TrainConfig) -> list[Label]:
 
 def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
     """The targets of ``labels``: the mover's-view observation and legal moves; an exact
-    label's taught moves evenly (``taught_moves``) and its outcome for the side to move, a
-    move label's move and
+    label's best moves evenly and its outcome for the side to move, a move label's move and
     its game's result (images under the board's symmetries too with
     ``pretrain_symmetries``)."""
     rules = game_record(config.game).rules
@@ -106,21 +103,13 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
             policy[row, label.move] = 1.0
             outcomes[row] = label.result
             continue
-        taught = taught_moves(label, config.pretrain_target)
-        policy[row, taught] = 1.0 / len(taught)
+        best = [action for action in label.values if label.is_best(action)]
+        policy[row, best] = 1.0 / len(best)
         outcomes[row] = np.sign(label.best)
     targets = as_targets(np.array([rules.observation(state) for state in states]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
                          outcomes)
     return symmetric_images(targets) if config.pretrain_symmetries else targets
-
-
-def taught_moves(label: Position, target: str) -> list[int]:
-    """The moves an exact label teaches: with ``target == "outcome"`` those that keep the
-    best move's outcome class where that is a choice (``label.decisive``), else (and with
-    ``"best"``) those of the highest value."""
-    keeps = label.keeps_outcome if target == "outcome" and label.decisive else label.is_best
-    return [action for action in label.values if keeps(action)]
 
 
 def symmetric_images(targets: Targets) -> Targets:
