@@ -191,6 +191,23 @@ def test_solver_player_spec() -> None:
     assert player.act(state, np.random.default_rng(0)) == 3
 
 
+def test_solver_player_moves_do_not_depend_on_earlier_searches() -> None:
+    """A position that needs more than the budget from an empty table gets the fallback's
+    move even when an earlier search in the process (another game's, another player's) left
+    the table warm enough to solve it: a game's moves depend on that game alone."""
+    record = four_in_a_row.GAME
+    state = four_in_a_row.parse("314174747557")
+    budget = 5000
+    with pytest.raises(c4_solver.BudgetExceededError):
+        c4_solver.board(state.geom).reset()
+        c4_solver.column_scores(state, budget)
+    assert c4_solver.best_columns(state, 2_000_000) == [6]  # the table now holds the answer
+    fallback = players.make(record, c4_solver.FALLBACK).act(state, np.random.default_rng(0))
+    assert fallback != 6
+    player = c4_solver.SolverPlayer(record, budget)
+    assert player.act(state, np.random.default_rng(0)) == fallback
+
+
 @pytest.mark.long
 def test_solver_player_answers_from_the_empty_board() -> None:
     record = four_in_a_row.GAME

@@ -406,7 +406,11 @@ class SolverPlayer:
     """Perfect play: a uniformly random column among those of best exact score.
 
     When the exact scores need more than ``max_nodes`` positions (early in a 7x6 game),
-    the move is ``FALLBACK``'s; the work done stays in the table and speeds up later moves.
+    the move is ``FALLBACK``'s. The work done stays in the table and speeds up the later
+    moves of the same game; a position that does not follow the last one asked about (its
+    stones do not include that one's: another game) starts from an empty table, so whether
+    a move fits the budget depends on its game alone, not on the games played before in the
+    process (``--workers`` and ``--backend ray`` give the same games).
 
     Args:
         record: the game record (four-in-a-row).
@@ -417,6 +421,15 @@ class SolverPlayer:
         self.record = record
         self.max_nodes = max_nodes
         self.fallback: Agent | None = None
+        self.last: tuple[rules.Geometry, int] | None = None
+        """The board size and stones of the last position asked about."""
+
+    def _start_game_if_new(self, state: rules.State) -> None:
+        """Empty the table when ``state`` does not follow the last position asked about."""
+        stones = state.me | state.opp
+        if self.last is None or self.last[0] != state.geom or self.last[1] & stones != self.last[1]:
+            board(state.geom).reset()
+        self.last = (state.geom, stones)
 
     def act(self, state: rules.State, rng: np.random.Generator) -> int:
         """A best column of ``state``, or ``FALLBACK``'s move past the budget.
@@ -424,6 +437,7 @@ class SolverPlayer:
         Raises:
             ValueError: the game is over.
         """
+        self._start_game_if_new(state)
         try:
             columns = best_columns(state, self.max_nodes)
         except BudgetExceededError:
