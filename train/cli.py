@@ -61,6 +61,14 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def check_at_least(**limits: tuple[int, int]) -> None:
+    """Raise a ValueError naming the first argument ``name=(value, minimum)`` whose value is
+    below its minimum (the Python API's twin of ``int_at_least``)."""
+    for name, (value, minimum) in limits.items():
+        if value < minimum:
+            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
 def game_names() -> str:
     """The known games for help texts: ``reversi (othello), four_in_a_row (connect_four), ...``."""
     from boardgym.envs.games import GAMES

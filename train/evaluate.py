@@ -48,6 +48,7 @@ from boardgym.train.cli import (
     CommandParser,
     add_board_options,
     board_options,
+    check_at_least,
     game_names,
     int_at_least,
     progress_bar,
@@ -362,9 +363,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
             ``workers < 1``, an odd number of games with openings, bad openings, or a Ray
             backend that cannot start.
     """
-    for name, value, minimum in (("games", games, 1), ("seed", seed, 0)):
-        if value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    check_at_least(games=(games, 1), seed=(seed, 0))
     where = Backend(backend, workers, address)
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work

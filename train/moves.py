@@ -31,6 +31,7 @@ from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.backends import Backend, connect, first_distinct, map_index_ranges
+from boardgym.train.cli import check_at_least
 from boardgym.train.quality import read_items
 
 OPENING_PLIES = 10
@@ -79,9 +80,6 @@ def load_moves(path: str | Path, record: Game) -> list[MoveLabel]:
             (the message names the line).
     """
     source = Path(path)
-    if not source.is_file():
-        raise ValueError(f"no move set {str(source)!r}: make one with boardgym positions "
-                         f"{record.name} --player SPEC --count N --out FILE")
 
     def label(item: Any) -> MoveLabel:
         state = record.rules.parse(item["position"])
@@ -92,7 +90,9 @@ def load_moves(path: str | Path, record: Game) -> list[MoveLabel]:
             raise ValueError("an illegal move, a finished game or a result not in -1, 0, 1")
         return MoveLabel(item["position"], move, result)
 
-    return read_items(source, label, f"a {record.name} move label")
+    return read_items(source, label, f"a {record.name} move label",
+                      f"no move set {str(source)!r}: make one with boardgym positions "
+                      f"{record.name} --player SPEC --count N --out FILE")
 
 
 @dataclass(frozen=True)
@@ -161,9 +161,7 @@ def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backe
         agents.make(record, player)
     except FileNotFoundError as error:
         raise ValueError(str(error)) from None
-    for name, value, minimum in (("count", count, 1), ("seed", seed, 0)):
-        if value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    check_at_least(count=(count, 1), seed=(seed, 0))
     where = backend or Backend()
     connect(where)
     played = _Games(record.name, seed, player)

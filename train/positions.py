@@ -51,7 +51,13 @@ from boardgym.train.backends import (
     first_distinct,
     map_index_ranges,
 )
-from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
+from boardgym.train.cli import (
+    CommandParser,
+    check_at_least,
+    game_names,
+    int_at_least,
+    progress_bar,
+)
 from boardgym.train.moves import move_lines
 
 Values = dict[int, int]
@@ -277,10 +283,8 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
     record = game_record(game)
     chosen = labeller(record)
     where = backend or Backend()
-    for name, value, minimum in (("count", 1 if count is None else count, 1), ("seed", seed, 0),
-                                 ("max_nodes", max_nodes, 1)):
-        if value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    check_at_least(count=(1 if count is None else count, 1), seed=(seed, 0),
+                   max_nodes=(max_nodes, 1))
     if chosen.enumerate_all:
         states = reachable(record)[:count]
         if advance is not None:

@@ -48,7 +48,13 @@ from boardgym.train.backends import (
     connect,
     parallel_map,
 )
-from boardgym.train.cli import CommandParser, game_names, int_at_least, progress_bar
+from boardgym.train.cli import (
+    CommandParser,
+    check_at_least,
+    game_names,
+    int_at_least,
+    progress_bar,
+)
 from boardgym.train.evaluate import check_boards, wilson_interval
 
 T = TypeVar("T")
@@ -110,14 +116,17 @@ def default_positions(record: Game) -> Path:
     return DATA_DIR / f"{record.name}.jsonl"
 
 
-def read_items(source: Path, parse: Callable[[Any], T], what: str) -> list[T]:
+def read_items(source: Path, parse: Callable[[Any], T], what: str, missing: str) -> list[T]:
     """``parse`` of each line's JSON value of the JSONL file ``source``, in order.
 
     Raises:
-        ValueError: a line that is not JSON or that ``parse`` refuses (ValueError,
-            KeyError, TypeError, AttributeError): ``SOURCE:LINE: not WHAT (why)``; a file
-            without lines: ``SOURCE: empty``.
+        ValueError: no such file (the message is ``missing``, which says how to make one); a
+            line that is not JSON or that ``parse`` refuses (ValueError, KeyError,
+            TypeError, AttributeError): ``SOURCE:LINE: not WHAT (why)``; a file without
+            lines: ``SOURCE: empty``.
     """
+    if not source.is_file():
+        raise ValueError(missing)
     items = []
     for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
         try:
@@ -138,9 +147,6 @@ def load_positions(path: str | Path, record: Game) -> list[Position]:
             this game (the message names the line).
     """
     source = Path(path)
-    if not source.is_file():
-        raise ValueError(f"no position file {str(source)!r}: make one with boardgym "
-                         f"positions {record.name} --out FILE, or pass --positions FILE")
 
     def position(item: Any) -> Position:
         record.rules.parse(item["position"])
@@ -149,7 +155,9 @@ def load_positions(path: str | Path, record: Game) -> list[Position]:
             raise ValueError("a position without moves")
         return Position(item["position"], values)
 
-    return read_items(source, position, f"a labelled {record.name} position")
+    return read_items(source, position, f"a labelled {record.name} position",
+                      f"no position file {str(source)!r}: make one with boardgym positions "
+                      f"{record.name} --out FILE, or pass --positions FILE")
 
 
 def part_of(position: Position) -> str:
@@ -355,9 +363,7 @@ def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: i
         ValueError: unknown game or player, no positions, ``seed < 0``, ``workers < 1``, or
             a Ray backend that cannot start.
     """
-    for name, value, minimum in (("positions", len(positions), 1), ("seed", seed, 0)):
-        if value < minimum:
-            raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    check_at_least(positions=(len(positions), 1), seed=(seed, 0))
     where = Backend(backend, workers, address)
     connect(where)
     task = _Task(game_record(game).name, player, seed)
