@@ -24,7 +24,6 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.policies import BaseModel
@@ -40,13 +39,6 @@ PADDING = 1
 ONES_PLANES = 1
 MOBILITY_PLANES = 2
 THREAT_PLANES = 2
-REPLY_PLANES = 3
-MAX_FLIPS = 18
-"""The most discs one Reversi move can flip (3 full lines of 6 from a centre square: 18)."""
-MAX_REPLIES = 32
-"""A scale for the opponent's number of legal moves (rarely above 30 in real games)."""
-SQUARES = np.uint64(1) << np.arange(reversi.CELLS, dtype=np.uint64)
-"""Each Reversi square as a single-bit move."""
 
 
 def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
@@ -55,27 +47,6 @@ def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
     words = [pack(board.detach().cpu().numpy(), reversi.BOARD_MAP) for board in (me, opp)]
     moves = unpack(reversi.legal_bits(*words), reversi.BOARD_MAP)
     return torch.from_numpy(moves).to(dtype=me.dtype, device=me.device)
-
-
-def reversi_replies(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
-    """What each Reversi move of the owner of ``me`` (0/1 float boards ``(batch, 8, 8)``)
-    leads to, as three planes ``(batch, 3, 8, 8)``, 0 on the squares that are not legal
-    moves: the discs the move flips (over ``MAX_FLIPS``), the opponent's number of legal
-    moves after it (over ``MAX_REPLIES``; 0: the opponent must pass), and 1 where the
-    opponent may then take a corner. The rules core's move generator and flips
-    (``reversi.legal_bits``, ``reversi.flip_bits``) run on the packed boards, every move of
-    every board at once."""
-    mine, theirs = (pack(board.detach().cpu().numpy(), reversi.BOARD_MAP)[:, None]
-                    for board in (me, opp))
-    moves = SQUARES[None] & reversi.legal_bits(mine, theirs)
-    flipped = reversi.flip_bits(mine, theirs, moves)
-    replies = reversi.legal_bits(theirs ^ flipped, mine | flipped | moves)
-    legal = moves != 0
-    planes = np.stack([np.bitwise_count(flipped) / MAX_FLIPS,
-                       legal * np.bitwise_count(replies) / MAX_REPLIES,
-                       legal & ((replies & np.uint64(reversi.CORNERS)) != 0)], axis=1)
-    return torch.from_numpy(planes.reshape(-1, REPLY_PLANES, *reversi.BOARD_MAP.shape)).to(
-        dtype=me.dtype, device=me.device)
 
 
 @functools.cache
@@ -142,10 +113,6 @@ class BoardCNN(BaseFeaturesExtractor):
         features_dim: size of the output feature vector.
         mobility: Reversi only: add the legal-move planes of both sides as inputs (how many
             moves each side has is the heart of Reversi strategy; computed, not learned).
-        replies: Reversi only: add what each legal move leads to as inputs
-            (``reversi_replies``: the discs it flips, the opponent's mobility after it, and
-            whether the opponent may then take a corner: the one-move lookahead of the
-            classic evaluations; computed, not learned).
         features_activation: the feature layer's activation (``FEATURE_ACTIVATIONS``).
         head_planes: when positive, a 1x1 convolution (and relu) first squeezes the tower's
             ``channels`` planes to this many, as the az network's heads do; 0: the feature
@@ -161,13 +128,13 @@ class BoardCNN(BaseFeaturesExtractor):
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
             ``threats`` is neither 0 nor a line length from 2 to the board's longer side, or
-            ``mobility`` or ``replies`` off Reversi's 8x8 board.
+            ``mobility`` off Reversi's 8x8 board.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
-                 threats: int = 0, replies: bool = False) -> None:
+                 threats: int = 0) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -182,17 +149,16 @@ class BoardCNN(BaseFeaturesExtractor):
         if threats < 0 or threats == 1 or threats > max(rows, cols):
             raise ValueError(f"BoardCNN threats is a line length from 2 to {max(rows, cols)} "
                              f"on a {rows}x{cols} board, or 0 for none; got {threats}")
-        if (mobility or replies) and (rows, cols) != reversi.BOARD_MAP.shape:
-            raise ValueError(f"BoardCNN mobility and replies planes are Reversi's, on its "
+        if mobility and (rows, cols) != reversi.BOARD_MAP.shape:
+            raise ValueError(f"BoardCNN mobility planes are Reversi's, on its "
                              f"{reversi.SIZE}x{reversi.SIZE} board, not {rows}x{cols}: "
-                             "mobility=false, replies=false")
+                             "mobility=false")
         super().__init__(observation_space, features_dim)
         self.mobility = mobility
         self.threats = threats
-        self.replies = replies
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
-                 + (THREAT_PLANES if threats else 0) + (REPLY_PLANES if replies else 0))
+                 + (THREAT_PLANES if threats else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
@@ -201,9 +167,9 @@ class BoardCNN(BaseFeaturesExtractor):
     @property
     def traceable(self) -> bool:
         """Whether every input plane is computed in torch, so that a traced graph (ONNX)
-        holds the whole network: not with ``mobility`` or ``replies``, which the rules core
-        computes in numpy."""
-        return not (self.mobility or self.replies)
+        holds the whole network: not with ``mobility``, which the rules core computes in
+        numpy."""
+        return not self.mobility
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Feature vectors ``(batch, features_dim)`` of a batch of boards."""
@@ -213,8 +179,6 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
             inputs.append(threat_planes(observations, self.threats))
-        if self.replies:
-            inputs.append(reversi_replies(observations[:, 0], observations[:, 1]))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):

@@ -50,14 +50,13 @@ def test_export_refuses_a_non_checkpoint_in_one_line(tmp_path: Path,
     assert "corrupt" in error and len(error.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("key", ["mobility", "replies"])
-def test_export_refuses_planes_computed_outside_torch(key: str, tmp_path: Path,
+def test_export_refuses_planes_computed_outside_torch(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Reversi's mobility and reply planes come from the rules core (numpy): a traced graph
-    would hold them as constants, so the export refuses in one line and writes nothing."""
+    """Reversi's mobility planes come from the rules core (numpy): a traced graph would hold
+    them as constants, so the export refuses in one line and writes nothing."""
     runs = tmp_path / "runs"
     assert main(["train", "reversi", "--timesteps", "32", "--runs-dir", str(runs),
-                 "--no-progress", "--set", f"{key}=true", "--set", "init_from=null",
+                 "--no-progress", "--set", "mobility=true", "--set", "init_from=null",
                  "--set", "n_envs=2", "--set", "n_steps=16", "--set", "batch_size=16",
                  "--set", "channels=4", "--set", "blocks=0", "--set", "features_dim=8",
                  "--set", "eval_every=1000", "--set", "eval_quality=0", "--set",
@@ -68,4 +67,4 @@ def test_export_refuses_planes_computed_outside_torch(key: str, tmp_path: Path,
         main(["export", str(checkpoint), str(out)])
     error = capsys.readouterr().err
     assert done.value.code == 2 and len(error.strip().splitlines()) == 1
-    assert "mobility and replies false" in error and not out.exists()
+    assert "mobility false" in error and not out.exists()

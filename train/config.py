@@ -64,9 +64,8 @@ class TrainConfig:
             ``total_timesteps``).
         batch_size, n_epochs, learning_rate, gamma, gae_lambda, clip_range, ent_coef,
             vf_coef, max_grad_norm: MaskablePPO's hyperparameters of the same names.
-        channels, blocks, features_dim, mobility, replies, features_activation: the
-            ``BoardCNN`` feature extractor (``mobility``: Reversi's legal-move planes as
-            extra inputs; ``replies``: what each Reversi move leads to, as extra inputs;
+        channels, blocks, features_dim, mobility, features_activation: the ``BoardCNN``
+            feature extractor (``mobility``: Reversi's legal-move planes as extra inputs;
             ``features_activation``: ``"relu"`` or ``"tanh"``, see
             ``agents.networks.FEATURE_ACTIVATIONS``).
         head_planes: ``BoardCNN``'s 1x1 squeeze before the feature layer (0: none).
@@ -159,7 +158,6 @@ class TrainConfig:
     blocks: int = 2
     features_dim: int = 256
     mobility: bool = False
-    replies: bool = False
     features_activation: str = "relu"
     head_planes: int = 0
     threats: int = 0

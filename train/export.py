@@ -68,17 +68,17 @@ def load_heads(path: Path) -> tuple[nn.Module, str, dict[str, Any]]:
 
     Raises:
         FileNotFoundError, CheckpointError: no such file or not a boardgym checkpoint.
-        ValueError: a network with input planes computed outside torch (``mobility``,
-            ``replies``), which ONNX cannot hold.
+        ValueError: a network with input planes computed outside torch (``mobility``),
+            which ONNX cannot hold.
     """
     if is_az_checkpoint(path):
         net, record = load_az_network(path)
         return net.eval(), record["game"], record["env_kwargs"]
     policy, metadata = load_policy_network(path)
     if not getattr(policy.features_extractor, "traceable", True):
-        raise ValueError(f"{path}: its network reads Reversi's mobility or replies planes, "
-                         "which the rules core computes outside torch and ONNX cannot hold; "
-                         "export a network trained with mobility and replies false")
+        raise ValueError(f"{path}: its network reads Reversi's mobility planes, which the "
+                         "rules core computes outside torch and ONNX cannot hold; export a "
+                         "network trained with mobility false")
     return PolicyHeads(policy).eval(), metadata["game"], board_kwargs(metadata["env_kwargs"])
 
 

@@ -73,16 +73,14 @@ PoolMaker = Callable[[TrainConfig], OpponentPool]
 
 # -- model -----------------------------------------------------------------------------------
 
-def check_reversi_planes(config: TrainConfig) -> None:
-    """Refuse ``mobility`` or ``replies`` planes (Reversi's move rule) for a game whose legal
-    moves they do not give.
+def check_mobility(config: TrainConfig) -> None:
+    """Refuse ``mobility`` planes (Reversi's move rule) for a game whose legal moves they do
+    not give.
 
     Raises:
-        ValueError: the mobility planes differ from the game's legal moves at its start
-            position (the message names the key to turn off).
+        ValueError: the planes differ from the game's legal moves at its start position.
     """
-    keys = [key for key in ("mobility", "replies") if getattr(config, key)]
-    if not keys:
+    if not config.mobility:
         return
     rules = game_record(config.game).rules
     state = rules.initial_state(**board_kwargs(config.env_kwargs))
@@ -91,8 +89,8 @@ def check_reversi_planes(config: TrainConfig) -> None:
     fits = planes.shape[-2:] == reversi.BOARD_MAP.shape and np.array_equal(
         reversi_moves(planes[:, 0], planes[:, 1]).numpy().reshape(-1) > 0, mask)
     if not fits:
-        raise ValueError(f"{' and '.join(keys)} planes are Reversi's legal moves, not "
-                         f"{config.game}'s; use " + " ".join(f"--set {key}=false" for key in keys))
+        raise ValueError(f"mobility planes are Reversi's legal moves, not {config.game}'s; "
+                         "use --set mobility=false")
 
 
 def check_network(config: TrainConfig) -> None:
@@ -131,7 +129,6 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
                                       "features_dim": config.features_dim,
                                       "mobility": config.mobility,
-                                      "replies": config.replies,
                                       "features_activation": config.features_activation,
                                       "head_planes": config.head_planes,
                                       "threats": config.threats},
@@ -351,7 +348,7 @@ def prepare(args: argparse.Namespace, algo: str,
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
     config = load_config(args.game, args.config, overrides)
-    check_reversi_planes(config)
+    check_mobility(config)
     check_network(config)
     check_quality(config)
     load_teacher(config)
