@@ -262,5 +262,3 @@ def test_mobility_is_refused_outside_reversi(tmp_path: Path,
     assert "mobility planes are Reversi's" in error and "--set mobility=false" in error
     assert len(error.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())
-
-

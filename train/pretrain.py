@@ -154,11 +154,14 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
     rng = np.random.default_rng([config.seed, labels.count])
     pieces = max(1, count // config.batch_size)
     total = config.pretrain_epochs * pieces
+
+    def rate(step: int) -> float:
+        return config.pretrain_lr * (1 - step / total)
+
     for epoch in range(1, config.pretrain_epochs + 1):
         kl, error = distil(policy, optimizer, targets,
                            np.array_split(rng.permutation(count), pieces), config,
-                           rate=lambda step, done=(epoch - 1) * pieces:
-                           config.pretrain_lr * (1 - (done + step) / total))
+                           rate=rate, first_step=(epoch - 1) * pieces)
         log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
             f"KL to the labels {kl:.3f}, value error {error:.3f}")
 

@@ -210,18 +210,20 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
 
 def distil(policy: Any, optimizer: torch.optim.Optimizer, targets: Targets,
            batches: Iterable[np.ndarray], config: TrainConfig, weight: float = 1.0,
-           rate: Callable[[int], float] | None = None) -> tuple[float, float]:
+           rate: Callable[[int], float] | None = None, first_step: int = 0
+           ) -> tuple[float, float]:
     """One step of ``optimizer`` down ``weight`` times the ``distillation_loss`` of each
     minibatch of ``targets`` (index arrays ``batches``), in training mode, the gradient of
     ``policy``'s parameters clipped to ``config.max_grad_norm`` as PPO's own update clips
-    it; with ``rate``, the learning rate of step ``i`` is ``rate(i)``.
+    it; with ``rate``, the learning rate of the step numbered ``n`` (``first_step`` for the
+    first minibatch) is ``rate(n)``.
 
     Returns:
         The mean KL and the mean value error over the steps.
     """
     kls, errors = [], []
     policy.set_training_mode(True)
-    for step, batch in enumerate(batches):
+    for step, batch in enumerate(batches, start=first_step):
         if rate is not None:
             optimizer.param_groups[0]["lr"] = rate(step)
         loss, kl, value_error = distillation_loss(policy, targets.pick(batch), config.vf_coef)
