@@ -39,7 +39,6 @@ PADDING = 1
 ONES_PLANES = 1
 MOBILITY_PLANES = 2
 THREAT_PLANES = 2
-PARITY_PLANES = 1
 
 
 def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
@@ -84,27 +83,6 @@ def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
     return (marked[..., :rows, :cols] > 0).reshape(batch, sides, rows, cols).to(stones) * empty
 
 
-def parity_plane(observations: torch.Tensor) -> torch.Tensor:
-    """The rows whose parity favours the side to move, of ``observations`` ``(batch, 2+,
-    rows, cols)`` (0/1 stone planes first, the side to move's first, the top row first):
-    ``(batch, 1, rows, cols)``, 1 on the odd rows counted from the bottom (1, 3, ...) when
-    the side to move is the first player (as many stones as the other side), on the even
-    rows otherwise.
-
-    In four-in-a-row, when the board fills up column by column, the first player can count
-    on the cells of odd rows and the second on even rows (zugzwang): which threats are worth
-    something depends on the seat, and the seat is a stone count's parity, which
-    convolutions do not see.
-    """
-    stones = observations[:, :2].sum(dim=(2, 3))
-    first = (stones[:, 0] == stones[:, 1]).to(observations.dtype)
-    rows, cols = observations.shape[2:]
-    from_bottom = torch.arange(rows, 0, -1, device=observations.device)
-    odd = (from_bottom % 2).to(observations.dtype)[None, :]
-    favoured = first[:, None] * odd + (1 - first[:, None]) * (1 - odd)
-    return favoured[:, None, :, None].expand(-1, PARITY_PLANES, rows, cols)
-
-
 class ResidualBlock(nn.Module):
     """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``."""
 
@@ -146,10 +124,6 @@ class BoardCNN(BaseFeaturesExtractor):
             (``threat_planes``: the empty cells where one more stone completes a line of
             this many; ``connect`` in four-in-a-row, where threats are the heart of strategy;
             computed, not learned). 0: none (the checkpoints made before the choice).
-        parity: add the plane of the rows whose parity favours the side to move
-            (``parity_plane``: the seat, as a stone count's parity, and the rows it counts
-            on in four-in-a-row's zugzwang). False: none (the checkpoints made before the
-            choice).
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
@@ -160,7 +134,7 @@ class BoardCNN(BaseFeaturesExtractor):
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
-                 threats: int = 0, parity: bool = False) -> None:
+                 threats: int = 0) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -182,10 +156,9 @@ class BoardCNN(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         self.mobility = mobility
         self.threats = threats
-        self.parity = parity
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
-                 + (THREAT_PLANES if threats else 0) + (PARITY_PLANES if parity else 0))
+                 + (THREAT_PLANES if threats else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
@@ -206,8 +179,6 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
             inputs.append(threat_planes(observations, self.threats))
-        if self.parity:
-            inputs.append(parity_plane(observations))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):

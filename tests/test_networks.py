@@ -18,7 +18,6 @@ from boardgym.agents.networks import (
     action_logits,
     board_symmetries,
     logits_and_values,
-    parity_plane,
     threat_planes,
 )
 from boardgym.agents.policy import load_network, masked_logits
@@ -156,39 +155,6 @@ def test_threat_planes_are_the_cells_that_complete_a_line(
     board = four_in_a_row.observation(state)
     planes = threat_planes(torch.as_tensor(board[None], dtype=torch.float32), connect)[0]
     assert (planes.numpy() > 0).tolist() == brute_force_threats(board, connect).tolist()
-
-
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([(6, 7, 4), (5, 4, 4), (7, 7, 5)]))
-def test_parity_plane_marks_the_rows_of_the_side_to_move(
-        seed: int, shape: tuple[int, int, int]) -> None:
-    """The first player (an even number of stones on the board) is marked on the odd rows
-    counted from the bottom, the second player on the even rows, across every column."""
-    rows, columns, connect = shape
-    rng = np.random.default_rng(seed)
-    stones = int(rng.integers(0, rows * columns))
-    state = random_position(four_in_a_row, rng, stones, rows=rows, columns=columns,
-                            connect=connect)
-    board = four_in_a_row.observation(state)
-    plane = parity_plane(torch.as_tensor(board[None], dtype=torch.float32))[0, 0].numpy()
-    on_board = int(board.sum())
-    from_bottom = np.arange(rows, 0, -1)
-    favoured = from_bottom % 2 == (1 if on_board % 2 == 0 else 0)
-    assert plane.tolist() == np.repeat(favoured[:, None], columns, axis=1).tolist()
-
-
-def test_board_cnn_reads_the_parity_plane() -> None:
-    """With ``parity`` the stem reads one more plane, and the first and second player's
-    features differ on an empty-looking board of the same stones."""
-    space = gym.spaces.Box(0, 1, (2, 6, 7), np.uint8)
-    torch.manual_seed(0)
-    plain, with_parity = BoardCNN(space), BoardCNN(space, parity=True)
-    assert with_parity.stem.in_channels == plain.stem.in_channels + 1
-    first = torch.as_tensor(four_in_a_row.observation(four_in_a_row.parse("44"))[None],
-                            dtype=torch.float32)
-    second = first.flip(1)
-    second[0, 0, 3, 3] = 1
-    assert not torch.equal(parity_plane(first), parity_plane(second))
 
 
 @pytest.mark.parametrize("threats", [-1, 1, 8])

@@ -71,8 +71,6 @@ class TrainConfig:
         head_planes: ``BoardCNN``'s 1x1 squeeze before the feature layer (0: none).
         threats: ``BoardCNN``'s threat planes as extra inputs: the empty cells where one
             more stone completes a line of this many (four-in-a-row: 4); 0: none.
-        parity: ``BoardCNN``'s plane of the rows whose parity favours the side to move
-            (four-in-a-row's zugzwang; ``agents.networks.parity_plane``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -163,7 +161,6 @@ class TrainConfig:
     features_activation: str = "relu"
     head_planes: int = 0
     threats: int = 0
-    parity: bool = False
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
