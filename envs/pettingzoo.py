@@ -33,7 +33,7 @@ from pettingzoo.utils import wrappers
 from boardgym.envs import render
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.envs.turn_based import RENDER_MODES, check_choice
+from boardgym.envs.turn_based import RENDER_MODES, board_spaces, check_choice
 
 AGENTS = ("player_0", "player_1")
 
@@ -66,12 +66,11 @@ class raw_env(AECEnv):
         self._initial = rules.initial_state(**self.record.board_options(config))
         self.state = self._initial
         self.possible_agents = list(AGENTS)
-        n_actions = rules.legal_mask(self._initial).size
-        obs_shape = rules.observation(self._initial).shape
-        space = spaces.Dict({"observation": spaces.Box(0, 1, obs_shape, np.uint8),
-                             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8)})
+        board, actions = board_spaces(self.record, self._initial)
+        space = spaces.Dict({"observation": board,
+                             "action_mask": spaces.Box(0, 1, (int(actions.n),), np.int8)})
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
-        self.action_spaces = {a: spaces.Discrete(n_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(int(actions.n)) for a in self.possible_agents}
         self._renderer = render.Renderer(self.record, render_mode or "ansi",
                                          f"boardgym {self.record.name}",
                                          self.metadata["render_fps"])

@@ -64,6 +64,14 @@ def draw_agent_side(rng: np.random.Generator) -> int:
     return int(rng.random() < 0.5)
 
 
+def board_spaces(record: Game, initial: Any) -> tuple[spaces.Box, spaces.Discrete]:
+    """The observation and action spaces of ``record``'s board whose start is ``initial``:
+    ``Box(0, 1, (2, rows, cols), uint8)`` stone planes and ``Discrete`` over every action."""
+    rules = record.rules
+    return (spaces.Box(0, 1, rules.observation(initial).shape, np.uint8),
+            spaces.Discrete(rules.legal_mask(initial).size))
+
+
 @dataclass(frozen=True)
 class EnvSettings:
     """The validated arguments that every env of a game shares (see ``env_settings``).
@@ -106,11 +114,9 @@ def env_settings(record: Game, illegal_action: str, reward: str,
         raise ValueError(f"{error}; the env's own arguments: {', '.join(ENV_ARGUMENTS)}") \
             from error
     initial = record.rules.initial_state(**board)
-    obs_shape = record.rules.observation(initial).shape
-    return EnvSettings(board, initial, illegal_action, reward,
-                       spaces.Box(0, 1, obs_shape, np.uint8),
-                       spaces.Discrete(record.rules.legal_mask(initial).size),
-                       int(np.prod(obs_shape[1:])))
+    observation_space, action_space = board_spaces(record, initial)
+    return EnvSettings(board, initial, illegal_action, reward, observation_space, action_space,
+                       int(np.prod(observation_space.shape[1:])))
 
 
 def start_position(record: Game, options: dict[str, Any] | None,
