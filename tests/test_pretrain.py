@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from boardgym.agents.policy import load_network
+from boardgym.agents.networks import action_logits
+from boardgym.agents.policy import load_network, read_metadata
 from boardgym.envs.games import game as game_record
 from boardgym.train import ppo
 from boardgym.train.config import TrainConfig
@@ -19,7 +20,7 @@ from boardgym.train.moves import move_lines
 from boardgym.train.positions import position_lines
 from boardgym.train.pretrain import symmetric_images, targets_of, training_positions
 from boardgym.train.quality import default_positions
-from boardgym.train.teacher import as_targets, distillation_loss
+from boardgym.train.teacher import as_targets, distillation_loss, masked_log_softmax
 
 GAME = "four_in_a_row"
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=16",
@@ -138,6 +139,58 @@ def test_rehearsal_keeps_the_labels_in_view_during_ppo(labelled: Path, tmp_path:
     plain = train_tiny(tmp_path / "plain", *alike)
     kl = kl_to_labels(labelled, rehearsed=rehearsed, plain=plain)
     assert kl["rehearsed"] < 0.8 * kl["plain"], kl
+
+
+def kl_to_start(origin: Path, labels: Path, **checkpoints: Path) -> dict[str, float]:
+    """Each checkpoint's KL from ``origin``'s policy to its own on the positions of
+    ``labels``, by name."""
+    config = TrainConfig(game=GAME, pretrain_positions=str(labels))
+    targets = targets_of(config, training_positions(config))
+    with torch.no_grad():
+        start_logp = masked_log_softmax(
+            action_logits(load_network(origin)[0], targets.obs), targets.masks)
+        pulled = targets._replace(policy=start_logp.exp())
+        return {name: distillation_loss(load_network(path)[0], pulled, 0.5)[1].item()
+                for name, path in checkpoints.items()}
+
+
+def test_the_pretrained_teacher_keeps_ppo_near_the_start(labelled: Path, tmp_path: Path
+                                                          ) -> None:
+    """``teacher: pretrained``: the run keeps its policy as PPO starts (``start.zip``, the
+    pretrained weights) and pulls the learner back toward it after each rollout; two runs
+    alike but for it, the anchored one ends nearer its start."""
+    alike = ["--timesteps", str(3 * STEPS), "--set", f"pretrain_positions={labelled}",
+             "--set", "pretrain_epochs=3", "--set", "pretrain_lr=3e-3",
+             "--set", "learning_rate=3e-3"]
+    anchored = train_tiny(tmp_path / "anchored", *alike, "--set", "teacher=pretrained",
+                          "--set", "teacher_epochs=8")
+    plain = train_tiny(tmp_path / "plain", *alike)
+    start = anchored.with_name("start.zip")
+    assert read_metadata(start)["num_timesteps"] == 0
+    kl = kl_to_start(start, labelled, anchored=anchored, plain=plain, start=start)
+    assert kl["start"] < 1e-6 and kl["anchored"] < 0.5 * kl["plain"], kl
+
+
+def test_a_resumed_anchored_run_reads_its_start(labelled: Path, tmp_path: Path) -> None:
+    last = train_tiny(tmp_path, "--set", f"pretrain_positions={labelled}",
+                      "--set", "pretrain_epochs=1", "--set", "teacher=pretrained")
+    start = last.with_name("start.zip").read_bytes()
+    assert ppo.main(["--resume", str(last.parent.parent), "--timesteps", str(2 * STEPS),
+                     "--no-progress"]) == 0
+    assert read_metadata(last)["num_timesteps"] == 2 * STEPS
+    assert last.with_name("start.zip").read_bytes() == start
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    ([], "pretrain_positions=FILE or init_from"),
+    (["--set", "init_from=checkpoints/four_in_a_row.zip", "--set", "teacher_simulations=8"],
+     "teacher_simulations=0"),
+])
+def test_an_unusable_pretrained_teacher_is_refused(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   extra: list[str], message: str) -> None:
+    error = refusal(capsys, tmp_path / "runs", "--set", "teacher=pretrained", *extra)
+    assert message in error and "teacher" in error
 
 
 def test_rehearsal_without_labels_is_refused(tmp_path: Path,

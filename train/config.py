@@ -32,6 +32,8 @@ FAIR_PAIR = 2
 """Games per fair opening (``eval_openings``): one in each seating."""
 SEED_LIMIT = 2 ** 32
 """Seeds are below this (numpy's global generator takes 32-bit seeds)."""
+PRETRAINED = "pretrained"
+"""``teacher: pretrained``: the learner's own start, frozen (``train.teacher.FrozenPolicy``)."""
 MAX_TORCH_THREADS = os.cpu_count() or 1
 """More torch threads than CPUs never helps (and very many crash the process)."""
 TYPE_NAMES = {int: "an integer", float: "a number", bool: "true or false", str: "a string",
@@ -107,7 +109,9 @@ class TrainConfig:
         teacher: what the learner is distilled toward after each rollout
             (``train.teacher``): an az checkpoint (``boardgym az``) of the same game and
             board, or a player spec (``alphabeta:4``: its moves on ``teacher_positions``
-            positions a rollout); ``None``: none.
+            positions a rollout), or ``pretrained``: the learner's own policy as PPO starts,
+            frozen (a KL penalty toward what ``init_from`` and the pretraining gave);
+            ``None``: none.
         teacher_coef: the distillation weight at step 0.
         teacher_steps: the step where the distillation weight has fallen linearly to 0.
         teacher_epochs: passes over each rollout's positions in the distillation.
@@ -243,6 +247,8 @@ class TrainConfig:
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
+        if self.teacher == PRETRAINED:
+            self._check_pretrained_teacher()
         if self.teacher_simulations > 0 and self.vectorization == "dummy":
             raise ValueError("teacher_simulations searches the batched env's positions; drop "
                              "--set vectorization=dummy or set teacher_simulations=0")
@@ -276,6 +282,16 @@ class TrainConfig:
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
                     or not 0.0 <= rate <= 1.0:
                 raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
+
+    def _check_pretrained_teacher(self) -> None:
+        """``teacher: pretrained`` needs a start to keep and searches nothing."""
+        if self.pretrain_positions is None and self.init_from is None:
+            raise ValueError("teacher: pretrained keeps the learner near its pretrained start: "
+                             "set pretrain_positions=FILE or init_from=CHECKPOINT too, or "
+                             "another teacher")
+        if self.teacher_simulations > 0:
+            raise ValueError("teacher: pretrained is a network without a search; set "
+                             "teacher_simulations=0")
 
     def _check_teacher_skip(self) -> None:
         """Each ``teacher_skip`` spec is a league opponent or at least a player (one that

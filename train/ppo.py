@@ -40,6 +40,7 @@ from boardgym.agents.policy import (
     CheckpointError,
     board_facts,
     board_kwargs,
+    load_network,
     load_state,
     observation_space,
     policy_arguments,
@@ -63,10 +64,11 @@ from boardgym.train.runs import (
     open_run,
     record_command,
     removed_on_error,
+    save_checkpoint,
     seed_everything,
     set_rng_state,
 )
-from boardgym.train.teacher import Kickstart, load_teacher
+from boardgym.train.teacher import PRETRAINED, FrozenPolicy, Kickstart, load_teacher
 
 PoolMaker = Callable[[TrainConfig], OpponentPool]
 
@@ -248,6 +250,16 @@ def restore_counters(model: MaskablePPO, num_timesteps: int, counters: dict[str,
 
 # -- training loop ---------------------------------------------------------------------------
 
+def frozen_start(run: Run, model: MaskablePPO, fresh: bool) -> FrozenPolicy:
+    """The ``teacher: pretrained`` anchor: ``model``'s policy as PPO starts, saved to
+    ``run.start`` by a fresh run and read back from there by a resumed one."""
+    if fresh:
+        save_checkpoint(model, run.start, run.config.game, run.config.env_kwargs)
+        return FrozenPolicy(model.policy)
+    policy, _ = load_network(run.start, run.config.game)
+    return FrozenPolicy(policy)
+
+
 def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool = True,
           hooks: Sequence[Hook] = ()) -> MaskablePPO:
     """Train ``run`` up to ``config.total_timesteps`` (continuing from ``resume_state``).
@@ -273,6 +285,8 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [RunCallback(run, hooks)]
+    if config.teacher == PRETRAINED:
+        teacher = frozen_start(run, model, fresh=resume_state is None)
     if teacher is not None:
         callbacks.append(Kickstart(config, teacher))
     if labels is not None and config.pretrain_rehearsal:

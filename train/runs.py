@@ -4,6 +4,7 @@ A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the
 hyperparameters), ``command.txt`` (the exact commands, resumes included),
 ``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
 ``checkpoints/best.zip`` (with ``best.json``: which evaluation it is, by what measure),
+``checkpoints/start.zip`` (with ``teacher: pretrained``: the policy as PPO started),
 ``eval.json`` and ``tb/`` (TensorBoard). Every file is written
 atomically (a temporary file in the same folder, then a rename), so a process killed at any
 moment leaves the old file or the new one, never half of one.
@@ -48,7 +49,7 @@ from boardgym.train.plot import BEST_FILE
 ALGO = "maskableppo"
 RUNS_DIR = Path("runs")
 CHECKPOINTS = "checkpoints"
-LAST, BEST = "last.zip", "best.zip"
+LAST, BEST, START = "last.zip", "best.zip", "start.zip"
 CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
 TENSORBOARD_DIR = "tb"
 TRAIN_STATE_KEYS = ("algo", "pool", "history", "elapsed", "best_score", "rng", "counters")
@@ -240,6 +241,11 @@ class Run:
     def last(self) -> Path:
         """The latest checkpoint."""
         return self.directory / CHECKPOINTS / LAST
+
+    @property
+    def start(self) -> Path:
+        """The policy as PPO started (``teacher: pretrained`` keeps its anchor here)."""
+        return self.directory / CHECKPOINTS / START
 
     @property
     def best(self) -> Path:

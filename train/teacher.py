@@ -29,6 +29,13 @@ move, and no value (the value term is left out; ``Targets.values`` is NaN there)
 positions are distilled; the learner's own positions make the imitation on-policy (DAgger:
 Ross et al. 2011). Its cost is the player's time a move, one game after another.
 
+With ``teacher: pretrained``, the teacher is the learner itself as PPO starts (the
+``init_from`` weights after the pretraining), frozen: its policy on every position of the
+rollout and no value (PPO's critic learns the league's returns). This is a KL penalty toward
+the starting policy, weighted as above: PPO learns to beat the league without forgetting
+what the labels taught (``FrozenPolicy``). The run keeps the frozen weights in
+``checkpoints/start.zip``, from which a resumed run reads them.
+
 With ``teacher_skip``, the positions of games against those league opponents get no
 distillation (and no search): PPO alone shapes the moves there.
 
@@ -38,6 +45,7 @@ AlphaZero's.)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeAlias
@@ -52,13 +60,14 @@ from torch.nn import functional
 from boardgym import agents
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
+from boardgym.agents.az.search import softmax
 from boardgym.agents.networks import action_logits
-from boardgym.agents.policy import board_kwargs, initial_state
+from boardgym.agents.policy import PolicyEvaluator, board_kwargs, initial_state
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.envs.games.core import join, take
 from boardgym.envs.sb3 import SB3VecEnv
-from boardgym.train.config import TrainConfig
+from boardgym.train.config import PRETRAINED, TrainConfig
 
 MASKED = -1e9
 """Logit of an illegal move in the distillation loss (finite, so 0 * it stays 0)."""
@@ -104,12 +113,39 @@ class PlayerTeacher:
         return Moves(policy, np.full(len(masks), np.nan, dtype=np.float32))
 
 
-Teacher: TypeAlias = player.AzAgent | PlayerTeacher
-"""What ``load_teacher`` gives: an az player or a named player."""
+class FrozenPolicy:
+    """A frozen copy of a policy network as the teacher: its softmax over the legal moves on
+    every position, no value (``teacher: pretrained``).
+
+    Args:
+        policy: the network to copy (the learner as PPO starts); later training of it does
+            not change the copy.
+    """
+
+    def __init__(self, policy: Any) -> None:
+        frozen = copy.deepcopy(policy)
+        frozen.set_training_mode(False)
+        self.evaluate = PolicyEvaluator(frozen)
+
+    def __repr__(self) -> str:
+        return f"FrozenPolicy({PRETRAINED})"
+
+    def network_result(self, observations: np.ndarray, masks: np.ndarray) -> Moves:
+        """The frozen policy's move probabilities on a batch of observations and legal
+        ``masks``; NaN values."""
+        logits, _ = self.evaluate(observations, masks)
+        return Moves(softmax(logits).astype(np.float32),
+                     np.full(len(masks), np.nan, dtype=np.float32))
 
 
-def load_teacher(config: TrainConfig) -> Teacher | None:
-    """The teacher ``config.teacher`` names (None without one), checked against the run: the
+Teacher: TypeAlias = player.AzAgent | PlayerTeacher | FrozenPolicy
+"""A teacher: an az player, a named player (both from ``load_teacher``) or the learner's
+frozen start (``FrozenPolicy``)."""
+
+
+def load_teacher(config: TrainConfig) -> player.AzAgent | PlayerTeacher | None:
+    """The teacher ``config.teacher`` names (None without one, or with ``pretrained``, which
+    the run builds from its own policy), checked against the run: the
     ``az:teacher_simulations`` player of an az checkpoint (a path), or a ``PlayerTeacher``
     of a player spec.
 
@@ -118,7 +154,7 @@ def load_teacher(config: TrainConfig) -> Teacher | None:
             player, an ``az:N@PATH`` spec (the path and ``teacher_simulations`` go apart), or
             a player teacher without the batched env (the message names the fix).
     """
-    if config.teacher is None:
+    if config.teacher is None or config.teacher == PRETRAINED:
         return None
     name, _, arg = config.teacher.partition(":")
     if name == player.NAME:
@@ -259,10 +295,12 @@ class Kickstart(BaseCallback):
         super().__init__()
         self.config = config
         self.teacher = teacher
-        self.network = teacher if isinstance(teacher, player.AzAgent) else None
-        """The network that covers every position (an az teacher), else None."""
-        self.searches = self.network is None or config.teacher_simulations > 0
-        """Whether the targets of some positions come from ``teacher.search_batch``."""
+        self.network = teacher if not isinstance(teacher, PlayerTeacher) else None
+        """The network that covers every position (an az or a frozen teacher), else None."""
+        self.search = teacher if isinstance(teacher, PlayerTeacher) or (
+            isinstance(teacher, player.AzAgent) and config.teacher_simulations > 0) else None
+        """The teacher whose ``search_batch`` gives the targets of some positions, else
+        None."""
         self.step_in_rollout = 0
         self.picked: list[tuple[int, np.ndarray, Any]] = []
         """``(rollout step, env indices, their rules states)`` recorded for the search."""
@@ -295,7 +333,7 @@ class Kickstart(BaseCallback):
         over the rollout's steps, drawn from the seed, the step count and the rollout step."""
         taught = self.taught_games()
         self.taught.append(taught)
-        if not self.searches or self.weight() <= 0.0:
+        if self.search is None or self.weight() <= 0.0:
             return
         env = self.training_env.unwrapped
         assert isinstance(env, SB3VecEnv)  # the config refuses dummy vectorization
@@ -357,9 +395,10 @@ class Kickstart(BaseCallback):
             return (np.zeros(0, dtype=np.int64),
                     Moves(np.zeros((0, actions), dtype=np.float32), np.zeros(0, np.float32)))
         rows = np.concatenate([step * games + index for step, index, _ in self.picked])
-        if isinstance(self.teacher, PlayerTeacher):
-            self.teacher.reseed(self.config.seed, self.model.num_timesteps)
-        found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
+        assert self.search is not None  # positions are picked for a search teacher only
+        if isinstance(self.search, PlayerTeacher):
+            self.search.reseed(self.config.seed, self.model.num_timesteps)
+        found = self.search.search_batch(join([states for _, _, states in self.picked]))
         return rows, Moves(found.policy, found.value)
 
     def minibatches(self, size: int) -> list[np.ndarray]:
