@@ -79,8 +79,11 @@ def test_pretraining_pulls_the_policy_to_the_best_moves(labelled: Path, tmp_path
                         "--set", "pretrain_epochs=40", "--set", "pretrain_lr=3e-3")
     assert "pretrain pass 40/40 on 24 positions" in capsys.readouterr().out
     plain = train_tiny(tmp_path / "plain")
-    kl = kl_to_labels(labelled, taught=taught, plain=plain)
+    start = taught.with_name("start.zip")  # the pretrained policy, before PPO's ~0 steps
+    kl = kl_to_labels(labelled, taught=taught, plain=plain, start=start)
     assert kl["taught"] < 0.8 * kl["plain"], kl
+    assert kl["start"] == pytest.approx(kl["taught"], abs=1e-4)
+    assert not plain.with_name("start.zip").exists()
 
 
 def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
@@ -159,7 +162,7 @@ def test_the_pretrained_teacher_keeps_ppo_near_the_start(labelled: Path, tmp_pat
     """``teacher: pretrained``: the run keeps its policy as PPO starts (``start.zip``, the
     pretrained weights) and pulls the learner back toward it after each rollout; two runs
     alike but for it, the anchored one ends nearer its start."""
-    alike = ["--timesteps", str(3 * STEPS), "--set", f"pretrain_positions={labelled}",
+    alike = ["--timesteps", str(6 * STEPS), "--set", f"pretrain_positions={labelled}",
              "--set", "pretrain_epochs=3", "--set", "pretrain_lr=3e-3",
              "--set", "learning_rate=3e-3"]
     anchored = train_tiny(tmp_path / "anchored", *alike, "--set", "teacher=pretrained",

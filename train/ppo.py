@@ -54,7 +54,13 @@ from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
 from boardgym.train.environments import OpponentPool, make_vec_env
-from boardgym.train.pretrain import Rehearsal, labelled, pretrain, training_positions
+from boardgym.train.pretrain import (
+    Labelled,
+    Rehearsal,
+    labelled,
+    pretrain,
+    training_positions,
+)
 from boardgym.train.quality import selection_positions
 from boardgym.train.runs import (
     ALGO,
@@ -250,14 +256,20 @@ def restore_counters(model: MaskablePPO, num_timesteps: int, counters: dict[str,
 
 # -- training loop ---------------------------------------------------------------------------
 
-def frozen_start(run: Run, model: MaskablePPO, fresh: bool) -> FrozenPolicy:
-    """The ``teacher: pretrained`` anchor: ``model``'s policy as PPO starts, saved to
-    ``run.start`` by a fresh run and read back from there by a resumed one."""
-    if fresh:
-        save_checkpoint(model, run.start, run.config.game, run.config.env_kwargs)
-        return FrozenPolicy(model.policy)
-    policy, _ = load_network(run.start, run.config.game)
-    return FrozenPolicy(policy)
+def fresh_model(run: Run, vec_env: VecEnv, labels: Labelled | None) -> MaskablePPO:
+    """A new run's model: ``init_from``'s weights (else random ones), then the pretraining
+    on ``labels``. A run that pretrains, or whose teacher is ``pretrained``, keeps this start
+    in ``run.start``."""
+    config = run.config
+    model = build_model(config, vec_env, run.tensorboard)
+    start = initial_weights(config)
+    if start is not None:
+        load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
+    if labels is not None:
+        pretrain(model.policy, config, labels, lambda line: print(line, flush=True))
+    if labels is not None or config.teacher == PRETRAINED:
+        save_checkpoint(model, run.start, config.game, config.env_kwargs)
+    return model
 
 
 def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool = True,
@@ -275,18 +287,13 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     needs_labels = resume_state is None or config.pretrain_rehearsal > 0
     labels = labelled(config) if config.pretrain_positions and needs_labels else None
     if resume_state is None:
-        model = build_model(config, vec_env, run.tensorboard)
-        start = initial_weights(config)
-        if start is not None:
-            load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
-        if labels is not None:
-            pretrain(model.policy, config, labels, lambda line: print(line, flush=True))
+        model = fresh_model(run, vec_env, labels)
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [RunCallback(run, hooks)]
     if config.teacher == PRETRAINED:
-        teacher = frozen_start(run, model, fresh=resume_state is None)
+        teacher = FrozenPolicy(load_network(run.start, config.game)[0])
     if teacher is not None:
         callbacks.append(Kickstart(config, teacher))
     if labels is not None and config.pretrain_rehearsal:

@@ -4,7 +4,8 @@ A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the
 hyperparameters), ``command.txt`` (the exact commands, resumes included),
 ``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
 ``checkpoints/best.zip`` (with ``best.json``: which evaluation it is, by what measure),
-``checkpoints/start.zip`` (with ``teacher: pretrained``: the policy as PPO started),
+``checkpoints/start.zip`` (after a pretraining, or with ``teacher: pretrained``: the policy
+as PPO started),
 ``eval.json`` and ``tb/`` (TensorBoard). Every file is written
 atomically (a temporary file in the same folder, then a rename), so a process killed at any
 moment leaves the old file or the new one, never half of one.
@@ -244,7 +245,8 @@ class Run:
 
     @property
     def start(self) -> Path:
-        """The policy as PPO started (``teacher: pretrained`` keeps its anchor here)."""
+        """The policy as PPO started, kept by a run that pretrains or has ``teacher:
+        pretrained`` (whose anchor a resume reads from here)."""
         return self.directory / CHECKPOINTS / START
 
     @property
