@@ -17,7 +17,12 @@ from boardgym.train import plot, ppo
 from boardgym.train.config import load_config
 from boardgym.train.environments import OpponentPool, make_vec_env
 from boardgym.train.openings import replay, unfinished_opening
-from boardgym.train.quality import judge, selection_positions
+from boardgym.train.quality import (
+    default_positions,
+    judge,
+    load_positions,
+    selection_positions,
+)
 from boardgym.train.runs import QUALITY, Run, Selection, selection_key
 from boardgym.train.selfplay import SNAPSHOTS, share_snapshot_weight
 
@@ -190,6 +195,37 @@ def test_best_zip_is_the_evaluation_with_the_best_selection_quality(tmp_path: Pa
     assert judged.score == pytest.approx(best["quality_score"])
     assert plot.quality_curves(history) and plot.best_step(run) == best_step
     assert plot.plot(run).read_bytes().startswith(b"\x89PNG")
+
+
+def test_evaluations_judge_the_eval_quality_positions_when_given(tmp_path: Path) -> None:
+    """``eval_quality_positions``: the evaluations judge that set's first ``eval_quality``
+    positions instead of the shipped selection part."""
+    record = game_record("tictactoe")
+    lines = default_positions(record).read_text(encoding="utf-8").splitlines()
+    chosen = tmp_path / "chosen.jsonl"
+    chosen.write_text("\n".join(lines[-300:]) + "\n", encoding="utf-8")
+    run = train_tiny(tmp_path / "runs", 2048, "--set", "eval_every=1024",
+                     "--set", f"eval_quality_positions={chosen}")
+    last = json.loads((run / "eval.json").read_text())[-1]
+    judged = judge("tictactoe", str(run / "checkpoints" / f"step_{last['step']}.zip"),
+                   load_positions(chosen, record)[:200])
+    assert last["quality"]["positions"] == 200
+    assert last["quality"]["score"] == pytest.approx(judged.score)
+
+
+@pytest.mark.parametrize(("value", "extra", "message"), [
+    ("missing.jsonl", [], "eval_quality_positions: no file"),
+    ("tests/data/tictactoe.jsonl", ["--eval-quality", "0"], "set eval_quality=N"),
+])
+def test_unusable_eval_quality_positions_are_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, extra: list[str],
+        message: str) -> None:
+    with pytest.raises(SystemExit) as stop:
+        ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *TINY, "--eval-quality", "20",
+                  "--set", f"eval_quality_positions={value}", *extra])
+    error = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and len(error.splitlines()) == 1 and message in error
+    assert not list(tmp_path.iterdir())
 
 
 def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> None:

@@ -107,6 +107,12 @@ def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: 
     config = TrainConfig(game=GAME, pretrain_positions=str(mixed))
     mine = TrainConfig(game=GAME, pretrain_positions=str(labelled))
     assert training_positions(config) == training_positions(mine)
+    selecting = tmp_path / "selecting.jsonl"
+    selecting.write_text("\n".join(labelled.read_text(encoding="utf-8").splitlines()[:4]) + "\n",
+                         encoding="utf-8")
+    apart = TrainConfig(game=GAME, pretrain_positions=str(mixed), eval_quality=4,
+                        eval_quality_positions=str(selecting))
+    assert training_positions(apart) == training_positions(mine)[4:]
 
 
 def test_a_move_set_targets_the_players_moves_and_results(tmp_path: Path,

@@ -209,7 +209,8 @@ class RunCallback(BaseCallback):
         """The eval opponents without a batched twin, built once."""
         count = run.config.eval_quality
         self.quality_positions: list[Position] = [] if not count else selection_positions(
-            record, count, board_kwargs(run.config.env_kwargs))
+            record, count, board_kwargs(run.config.env_kwargs),
+            run.config.eval_quality_positions)
         """The selection positions judged at each evaluation (none: quality is off)."""
         metric, bar = QUALITY if count else WIN_RATE, bool(run.config.eval_bar)
         # a resume that turned eval_quality or eval_bar on or off starts a new selection

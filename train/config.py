@@ -102,6 +102,10 @@ class TrainConfig:
         eval_quality: at each evaluation, judge the learner (greedy) on this many positions of
             the selection part of the game's labelled set (``quality.selection_positions``);
             ``best.zip`` is then the snapshot with the best quality score. 0: off.
+        eval_quality_positions: a labelled set (``boardgym positions``) whose first
+            ``eval_quality`` positions the evaluations judge instead (a larger set, more
+            decisive positions: a steadier choice of ``best.zip``); the pretraining never
+            trains on them. ``None``: the shipped set's selection part.
         patience: stop the run after this many evaluations without a new best (0: never).
         eval_bar: ``{spec: win rate}`` of eval opponents: evaluations where the learner's win
             rate against one of them is below its bar rank below every evaluation that
@@ -181,6 +185,7 @@ class TrainConfig:
     snapshot_weight: float = 1.0
     opening_plies: list[int] | None = None
     eval_quality: int = 0
+    eval_quality_positions: str | None = None
     patience: int = 0
     eval_bar: dict[str, float] = field(default_factory=dict)
     teacher: str | None = None
@@ -247,6 +252,10 @@ class TrainConfig:
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
+        if self.eval_quality_positions is not None and not self.eval_quality:
+            raise ValueError("eval_quality_positions are judged at the evaluations only with "
+                             "eval_quality: set eval_quality=N (--eval-quality N) too, or "
+                             "eval_quality_positions=null")
         if self.teacher == PRETRAINED:
             self._check_pretrained_teacher()
         if self.teacher_simulations > 0 and self.vectorization == "dummy":

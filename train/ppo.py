@@ -125,7 +125,7 @@ def check_quality(config: TrainConfig) -> None:
     """
     if config.eval_quality:
         selection_positions(game_record(config.game), config.eval_quality,
-                            board_kwargs(config.env_kwargs))
+                            board_kwargs(config.env_kwargs), config.eval_quality_positions)
 
 
 def config_architecture(config: TrainConfig) -> dict[str, Any]:

@@ -22,8 +22,8 @@ With ``pretrain_symmetries: true`` each position also counts as each of its symm
 (``symmetric_images``): the games are symmetric, so the images' labels are exact too.
 
 Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
-quality`` and ``eval_quality`` judge) are dropped, so a run never trains on the positions it
-is judged on.
+quality`` and ``eval_quality`` judge) and of ``eval_quality_positions`` are dropped, so a run
+never trains on the positions it is judged on.
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ Label: TypeAlias = Position | MoveLabel
 
 def training_positions(config: TrainConfig) -> list[Label]:
     """The labels of ``config.pretrain_positions`` (either kind, as its first line says)
-    without the positions of the shipped labelled set, checked to be on the run's board.
+    without the positions that judge play quality (the shipped labelled set's and
+    ``eval_quality_positions``'), checked to be on the run's board.
 
     Raises:
         ValueError: a missing or malformed file, positions on another board, or none left
@@ -78,14 +79,16 @@ def training_positions(config: TrainConfig) -> list[Label]:
     check_board(record, labels[0].text, board_kwargs(config.env_kwargs),
                 f"pretrain_positions: {path} holds positions of the default {record.title} "
                 "board; this run's board differs: --set pretrain_positions=null")
-    shipped = default_positions(record)
-    judged = {position.text for position in load_positions(shipped, record)} \
-        if shipped.is_file() else set()
+    judges = [default_positions(record)]
+    if config.eval_quality_positions is not None:
+        judges.append(Path(config.eval_quality_positions))
+    judged = {position.text for source in judges if source.is_file()
+              for position in load_positions(source, record)}
     kept = [label for label in labels if label.text not in judged]
     if not kept:
-        raise ValueError(f"pretrain_positions: every position of {path} is in {shipped}, "
-                         "which judges play quality; label others with boardgym positions "
-                         f"{record.name} --seed N --out FILE")
+        raise ValueError(f"pretrain_positions: every position of {path} is in "
+                         f"{' or '.join(map(str, judges))}, which judges play quality; label "
+                         f"others with boardgym positions {record.name} --seed N --out FILE")
     return kept
 
 

@@ -178,27 +178,40 @@ def split(positions: Sequence[Position], part: str) -> list[Position]:
     return [position for position in positions if part == ALL or part_of(position) == part]
 
 
-def selection_positions(record: Game, count: int,
-                        options: dict[str, Any] | None = None) -> list[Position]:
-    """The first ``count`` positions of the selection part of ``record``'s shipped set
-    (``default_positions``): what a training run's ``eval_quality`` judges.
+def selection_positions(record: Game, count: int, options: dict[str, Any] | None = None,
+                        path: str | Path | None = None) -> list[Position]:
+    """The first ``count`` positions of the labelled set at ``path`` or, without one, of the
+    selection part of ``record``'s shipped set (``default_positions``): what a training
+    run's ``eval_quality`` judges.
 
     Args:
         record: the game.
         count: positions wanted, >= 1.
         options: the run's board options; the set must be on that board.
+        path: the run's ``eval_quality_positions`` (None: the shipped set).
 
     Raises:
-        ValueError: no shipped set, a set on another board, or fewer selection positions than
-            ``count`` (the message gives the most there are).
+        ValueError: no such set, a malformed one, a set on another board, or fewer positions
+            than ``count`` (the message gives the most there are).
     """
-    path = default_positions(record)
-    chosen = split(load_positions(path, record), SELECTION)
+    if path is None:
+        source = default_positions(record)
+        chosen = split(load_positions(source, record), SELECTION)
+    else:
+        source = Path(path)
+        if not source.is_file():
+            raise ValueError(f"eval_quality_positions: no file {str(source)!r}; label positions "
+                             f"with boardgym positions {record.name} --count N --seed S --out "
+                             "FILE (or --set eval_quality_positions=null)")
+        try:
+            chosen = load_positions(source, record)
+        except ValueError as error:
+            raise ValueError(f"eval_quality_positions: {error}") from None
     if count > len(chosen):
-        raise ValueError(f"eval_quality is {count} but {path} has {len(chosen)} selection "
+        raise ValueError(f"eval_quality is {count} but {source} has {len(chosen)} selection "
                          f"positions; use --eval-quality {len(chosen)} or fewer")
     check_board(record, chosen[0].text, options,
-                f"eval_quality judges the positions of {path}, on the default {record.title} "
+                f"eval_quality judges the positions of {source}, on the default {record.title} "
                 "board; this run's board differs: use --eval-quality 0")
     return chosen[:count]
 
