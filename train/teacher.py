@@ -288,7 +288,7 @@ class Kickstart(BaseCallback):
         config: the run's config (``teacher_coef``, ``teacher_steps``, ``batch_size``,
             ``teacher_epochs``, ``teacher_simulations``, ``teacher_positions``, ``vf_coef``,
             ``max_grad_norm``, ``seed``).
-        teacher: the teacher (``load_teacher``).
+        teacher: the teacher (``load_teacher``, or the run's ``FrozenPolicy``).
     """
 
     def __init__(self, config: TrainConfig, teacher: Teacher) -> None:
