@@ -43,7 +43,13 @@ from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
 from boardgym.train.moves import MoveLabel, is_move_set, load_moves
-from boardgym.train.quality import Position, check_board, default_positions, load_positions
+from boardgym.train.quality import (
+    Position,
+    check_board,
+    default_positions,
+    labelled_file,
+    load_positions,
+)
 from boardgym.train.teacher import Targets, as_targets, distil
 
 Log = Callable[[str], object]
@@ -66,10 +72,7 @@ def training_positions(config: TrainConfig) -> list[Label]:
     record = game_record(config.game)
     path = config.pretrain_positions
     assert path is not None
-    if not Path(path).is_file():
-        raise ValueError(f"pretrain_positions: no file {path!r}; label positions with boardgym "
-                         f"positions {record.name} --count N --seed S --out FILE (or --set "
-                         "pretrain_positions=null)")
+    labelled_file(path, "pretrain_positions", record)
     try:
         labels: list[Label] = [*load_moves(path, record)] if is_move_set(path) \
             else [*load_positions(path, record)]

@@ -198,11 +198,7 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
         source = default_positions(record)
         chosen = split(load_positions(source, record), SELECTION)
     else:
-        source = Path(path)
-        if not source.is_file():
-            raise ValueError(f"eval_quality_positions: no file {str(source)!r}; label positions "
-                             f"with boardgym positions {record.name} --count N --seed S --out "
-                             "FILE (or --set eval_quality_positions=null)")
+        source = labelled_file(path, "eval_quality_positions", record)
         try:
             chosen = load_positions(source, record)
         except ValueError as error:
@@ -214,6 +210,20 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
                 f"eval_quality judges the positions of {source}, on the default {record.title} "
                 "board; this run's board differs: use --eval-quality 0")
     return chosen[:count]
+
+
+def labelled_file(path: str | Path, key: str, record: Game) -> Path:
+    """``path`` (the config key ``key``'s labelled set) when a file is there.
+
+    Raises:
+        ValueError: no such file (the message says how to make one, or to unset ``key``).
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise ValueError(f"{key}: no file {str(source)!r}; label positions with boardgym "
+                         f"positions {record.name} --count N --seed S --out FILE (or --set "
+                         f"{key}=null)")
+    return source
 
 
 def check_board(record: Game, text: str, options: dict[str, Any] | None, message: str) -> None:

@@ -45,7 +45,6 @@ AlphaZero's.)
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple, TypeAlias
@@ -74,12 +73,12 @@ MASKED = -1e9
 
 
 class Moves(NamedTuple):
-    """A player teacher's targets on N positions."""
+    """A teacher's targets on N positions (a player's or a frozen policy's)."""
 
     policy: np.ndarray
-    """``(N, A)`` all the probability on the player's move."""
+    """``(N, A)`` move probabilities (a player: all of it on its move)."""
     value: np.ndarray
-    """``(N,)`` NaN: a player gives no value."""
+    """``(N,)`` NaN: these teachers give no value."""
 
 
 class PlayerTeacher:
@@ -114,18 +113,15 @@ class PlayerTeacher:
 
 
 class FrozenPolicy:
-    """A frozen copy of a policy network as the teacher: its softmax over the legal moves on
-    every position, no value (``teacher: pretrained``).
+    """A policy network that nobody trains as the teacher: its softmax over the legal moves
+    on every position, no value (``teacher: pretrained``).
 
     Args:
-        policy: the network to copy (the learner as PPO starts); later training of it does
-            not change the copy.
+        policy: the network in eval mode (``load_network`` of the run's ``start.zip``).
     """
 
     def __init__(self, policy: Any) -> None:
-        frozen = copy.deepcopy(policy)
-        frozen.set_training_mode(False)
-        self.evaluate = PolicyEvaluator(frozen)
+        self.evaluate = PolicyEvaluator(policy)
 
     def __repr__(self) -> str:
         return f"FrozenPolicy({PRETRAINED})"
