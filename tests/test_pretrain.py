@@ -99,28 +99,6 @@ def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
         assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
 
 
-def test_the_outcome_target_spreads_over_every_move_that_keeps_the_outcome(labelled: Path
-                                                                         ) -> None:
-    config = TrainConfig(game=GAME, pretrain_positions=str(labelled), pretrain_target="outcome")
-    positions = training_positions(config)
-    targets = targets_of(config, positions)
-    widened = 0
-    for row, position in enumerate(positions):
-        keeping = {action for action in position.values if position.keeps_outcome(action)}
-        chosen = torch.nonzero(targets.policy[row]).flatten().tolist()
-        assert set(chosen) == keeping
-        assert targets.policy[row, chosen].tolist() == pytest.approx([1 / len(keeping)] *
-                                                                     len(keeping))
-        widened += len(keeping) > sum(map(position.is_best, position.values))
-    assert widened, "no labelled position has a move that keeps the outcome but is not best"
-
-
-def test_an_unknown_pretrain_target_is_refused(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_target=fastest")
-    assert "--set pretrain_target=best" in error
-
-
 def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
     judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
     mixed = tmp_path / "mixed.jsonl"

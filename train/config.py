@@ -26,8 +26,6 @@ from boardgym.envs.games import game as game_record
 HYPERPARAMS_DIR = Path(__file__).with_name("hyperparams")
 LR_SCHEDULES = ("constant", "linear")
 VECTORIZATIONS = ("auto", "vector", "dummy")
-PRETRAIN_TARGETS = ("best", "outcome")
-"""What an exactly labelled position teaches in pretraining (``pretrain_target``)."""
 OPENING_BOUNDS = 2
 """``opening_plies`` is ``[low, high]``."""
 FAIR_PAIR = 2
@@ -136,11 +134,6 @@ class TrainConfig:
             first learns the exact best moves and outcomes of, by supervised passes
             (``train.pretrain``); ``None``: none.
         pretrain_epochs: passes over ``pretrain_positions``.
-        pretrain_target: what an exactly labelled position teaches (``PRETRAIN_TARGETS``):
-            ``"best"``, its moves of the highest value evenly (in four-in-a-row the fastest
-            wins); ``"outcome"``, evenly every move that keeps its game-theoretic outcome
-            (any winning move of a won position), what ``boardgym quality`` counts. Move
-            sets (``--player``) teach the player's move either way.
         pretrain_lr: the pretraining learning rate at the first pass (falling linearly to 0).
         pretrain_symmetries: pretrain on every symmetric image of each labelled position
             (the board's symmetries, ``agents.az.network.Symmetries``: the mirror in
@@ -205,7 +198,6 @@ class TrainConfig:
     init_from: str | None = None
     pretrain_positions: str | None = None
     pretrain_epochs: int = 10
-    pretrain_target: str = "best"
     pretrain_lr: float = 3e-4
     pretrain_symmetries: bool = False
     pretrain_rehearsal: int = 0
@@ -240,9 +232,6 @@ class TrainConfig:
         if self.features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"features_activation must be one of {sorted(FEATURE_ACTIVATIONS)}, "
                              f"got {self.features_activation!r}")
-        if self.pretrain_target not in PRETRAIN_TARGETS:
-            raise ValueError(f"pretrain_target must be one of {PRETRAIN_TARGETS}, got "
-                             f"{self.pretrain_target!r}; fix it with --set pretrain_target=best")
         if self.vectorization not in VECTORIZATIONS:
             raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
                              f"{self.vectorization!r}")

@@ -9,10 +9,9 @@ trains its policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` pa
 
 the distillation loss of ``train.teacher`` with the labels as the teacher. In an exactly
 labelled set (one JSON line per position with the exact value of every legal move) the
-target spreads the probability evenly over the moves of the highest value (``pretrain_target:
-best``) or over every move that keeps the position's outcome (``outcome``), and the value
-target ``outcome`` is the position's game-theoretic result for the side to move (+1, 0, -1).
-In a move set (``--player SPEC``, ``train.moves``: where no exact solver reaches) the target is the
+target spreads the probability evenly over the moves of the highest value and ``outcome`` is
+the position's game-theoretic result for the side to move (+1, 0, -1). In a move set
+(``--player SPEC``, ``train.moves``: where no exact solver reaches) the target is the
 player's move and ``outcome`` the result of the game the position came from. A separate Adam
 at ``pretrain_lr``, falling linearly to 0 over the passes, with ``max_grad_norm`` clipping;
 PPO's optimizer, step count and schedules are untouched. A resumed run does not pretrain.
@@ -98,8 +97,7 @@ def training_positions(config: TrainConfig) -> list[Label]:
 
 def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
     """The targets of ``labels``: the mover's-view observation and legal moves; an exact
-    label's moves of ``pretrain_target`` (the best ones, or all that keep the outcome)
-    evenly and its outcome for the side to move, a move label's move and
+    label's best moves evenly and its outcome for the side to move, a move label's move and
     its game's result (images under the board's symmetries too with
     ``pretrain_symmetries``)."""
     rules = game_record(config.game).rules
@@ -111,9 +109,8 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
             policy[row, label.move] = 1.0
             outcomes[row] = label.result
             continue
-        taught = label.is_best if config.pretrain_target == "best" else label.keeps_outcome
-        moves = [action for action in label.values if taught(action)]
-        policy[row, moves] = 1.0 / len(moves)
+        best = [action for action in label.values if label.is_best(action)]
+        policy[row, best] = 1.0 / len(best)
         outcomes[row] = np.sign(label.best)
     targets = as_targets(np.array([rules.observation(state) for state in states]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
