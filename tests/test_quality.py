@@ -237,10 +237,16 @@ def test_part_option_judges_that_part(capsys: pytest.CaptureFixture[str]) -> Non
     assert "20 positions (selection part)" in capsys.readouterr().out
 
 
-def test_selection_positions_refuse_more_than_there_are_and_other_boards() -> None:
+def test_selection_positions_refuse_more_than_there_are_and_other_boards(
+        tmp_path: Path) -> None:
     record = game_record("four_in_a_row")
     assert len(selection_positions(record, 10)) == 10
     with pytest.raises(ValueError, match="--eval-quality 181 or fewer"):
         selection_positions(record, 10_000)
+    own = tmp_path / "own.jsonl"
+    own.write_text("".join(default_positions(record).read_text(encoding="utf-8")
+                           .splitlines(keepends=True)[:3]), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"\(eval_quality_positions\) has 3 positions"):
+        selection_positions(record, 10, path=own)
     with pytest.raises(ValueError, match="board differs"):
         selection_positions(record, 10, {"rows": 5, "columns": 6})

@@ -204,8 +204,9 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
         except ValueError as error:
             raise ValueError(f"eval_quality_positions: {error}") from None
     if count > len(chosen):
-        raise ValueError(f"eval_quality is {count} but {source} has {len(chosen)} selection "
-                         f"positions; use --eval-quality {len(chosen)} or fewer")
+        part = "" if path is None else " (eval_quality_positions)"
+        raise ValueError(f"eval_quality is {count} but {source}{part} has {len(chosen)} "
+                         f"positions to select on; use --eval-quality {len(chosen)} or fewer")
     check_board(record, chosen[0].text, options,
                 f"eval_quality judges the positions of {source}, on the default {record.title} "
                 "board; this run's board differs: use --eval-quality 0")
