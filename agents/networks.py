@@ -39,6 +39,11 @@ PADDING = 1
 ONES_PLANES = 1
 MOBILITY_PLANES = 2
 THREAT_PLANES = 2
+WINDOW_PLANES = 4
+"""``BoardCNN(windows=True)``: two counts (``WINDOW_STONES`` and ``threats - 1`` stones) a side."""
+WINDOW_STONES = 2
+LINE_DIRECTIONS = 4
+"""Row, column and both diagonals (``line_kernels``)."""
 
 
 def reversi_moves(me: torch.Tensor, opp: torch.Tensor) -> torch.Tensor:
@@ -60,15 +65,14 @@ def line_kernels(length: int) -> torch.Tensor:
     return torch.stack([row, column, diagonal, diagonal.flip(1)])[:, None]
 
 
-def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
-    """The threats of both sides of ``observations`` ``(batch, 2+, rows, cols)`` (0/1 stone
-    planes first): plane ``s`` of the result marks the empty cells where one more stone of
-    plane ``s``'s side completes a line of ``length`` in a row, column or diagonal.
+def window_counts(observations: torch.Tensor, length: int, filled: int) -> torch.Tensor:
+    """How many lines of ``length`` cells through each empty cell hold ``filled`` stones of
+    one side and no stone of the other, per side: ``(batch, 2, rows, cols)`` counts for the
+    0/1 stone planes leading ``observations`` ``(batch, 2+, rows, cols)``.
 
-    A window of ``length`` cells along a line is a threat when it holds ``length - 1`` of the
-    side's stones and one empty cell; that cell is marked. The boards are padded below and to
-    the right with cells that are neither stone nor empty, so windows that leave the board
-    never count (lines longer than the board give no threat).
+    A window is ``length`` cells along a row, column or diagonal, all on the board. The
+    boards are padded below and to the right with cells that are neither stone nor empty, so
+    a window is open for a side exactly when its stones and empty cells add up to ``length``.
     """
     stones = observations[:, :2]
     batch, sides, rows, cols = stones.shape
@@ -78,9 +82,20 @@ def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
     counts = nn.functional.conv2d(nn.functional.pad(stones.reshape(-1, 1, rows, cols), pad),
                                   kernels)
     holes = nn.functional.conv2d(nn.functional.pad(empty, pad), kernels)
-    windows = (counts == length - 1) & (holes == 1).repeat_interleave(sides, dim=0)
+    windows = ((counts == filled)
+               & (holes == length - filled).repeat_interleave(sides, dim=0))
     marked = nn.functional.conv_transpose2d(windows.to(stones.dtype), kernels)
-    return (marked[..., :rows, :cols] > 0).reshape(batch, sides, rows, cols).to(stones) * empty
+    return marked[..., :rows, :cols].sum(dim=1).reshape(batch, sides, rows, cols) * empty
+
+
+def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
+    """The threats of both sides of ``observations`` ``(batch, 2+, rows, cols)`` (0/1 stone
+    planes first): plane ``s`` of the result marks the empty cells where one more stone of
+    plane ``s``'s side completes a line of ``length`` in a row, column or diagonal (a window
+    of ``window_counts`` with ``length - 1`` of the side's stones; lines longer than the
+    board give no threat).
+    """
+    return (window_counts(observations, length, length - 1) > 0).to(observations.dtype)
 
 
 class ResidualBlock(nn.Module):
@@ -124,17 +139,21 @@ class BoardCNN(BaseFeaturesExtractor):
             (``threat_planes``: the empty cells where one more stone completes a line of
             this many; ``connect`` in four-in-a-row, where threats are the heart of strategy;
             computed, not learned). 0: none (the checkpoints made before the choice).
+        windows: with ``threats``, add per side the open lines of that length through each
+            empty cell (``window_counts``) holding 2 and, apart, ``threats - 1`` of the
+            side's stones, each count over the most lines a cell can lie on: where each side
+            can still build, the potential the book AIs evaluate (computed, not learned).
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
             ``threats`` is neither 0 nor a line length from 2 to the board's longer side, or
-            ``mobility`` off Reversi's 8x8 board.
+            ``mobility`` off Reversi's 8x8 board, or ``windows`` without ``threats``.
     """
 
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
-                 threats: int = 0) -> None:
+                 threats: int = 0, windows: bool = False) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -149,6 +168,9 @@ class BoardCNN(BaseFeaturesExtractor):
         if threats < 0 or threats == 1 or threats > max(rows, cols):
             raise ValueError(f"BoardCNN threats is a line length from 2 to {max(rows, cols)} "
                              f"on a {rows}x{cols} board, or 0 for none; got {threats}")
+        if windows and threats < WINDOW_STONES + 1:
+            raise ValueError(f"BoardCNN windows count the lines of threats' length: set "
+                             f"threats to at least {WINDOW_STONES + 1}, or windows=false")
         if mobility and (rows, cols) != reversi.BOARD_MAP.shape:
             raise ValueError(f"BoardCNN mobility planes are Reversi's, on its "
                              f"{reversi.SIZE}x{reversi.SIZE} board, not {rows}x{cols}: "
@@ -156,9 +178,10 @@ class BoardCNN(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         self.mobility = mobility
         self.threats = threats
+        self.windows = windows
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
-                 + (THREAT_PLANES if threats else 0))
+                 + (THREAT_PLANES if threats else 0) + (WINDOW_PLANES if windows else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
@@ -179,6 +202,10 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
             inputs.append(threat_planes(observations, self.threats))
+        if self.windows:
+            scale = 1 / (LINE_DIRECTIONS * self.threats)
+            inputs.extend(window_counts(observations, self.threats, filled) * scale
+                          for filled in (WINDOW_STONES, self.threats - 1))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):

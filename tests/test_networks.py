@@ -19,6 +19,7 @@ from boardgym.agents.networks import (
     board_symmetries,
     logits_and_values,
     threat_planes,
+    window_counts,
 )
 from boardgym.agents.policy import load_network, masked_logits
 from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
@@ -155,6 +156,50 @@ def test_threat_planes_are_the_cells_that_complete_a_line(
     board = four_in_a_row.observation(state)
     planes = threat_planes(torch.as_tensor(board[None], dtype=torch.float32), connect)[0]
     assert (planes.numpy() > 0).tolist() == brute_force_threats(board, connect).tolist()
+
+
+def brute_force_windows(board: np.ndarray, length: int, filled: int) -> np.ndarray:
+    """For each side's plane of ``board`` ``(2, rows, cols)``, per empty cell, the lines of
+    ``length`` cells on the board through it with ``filled`` of that side's stones and none
+    of the other's, counted by walking every line."""
+    rows, cols = board.shape[1:]
+    counts = np.zeros(board.shape, dtype=int)
+    for side in (0, 1):
+        for dr, dc in [(0, 1), (1, 0), (1, 1), (1, -1)]:
+            for r in range(rows):
+                for c in range(cols):
+                    cells = [(r + k * dr, c + k * dc) for k in range(length)]
+                    if not all(0 <= rr < rows and 0 <= cc < cols for rr, cc in cells):
+                        continue
+                    mine = sum(int(board[side][cell]) for cell in cells)
+                    theirs = sum(int(board[1 - side][cell]) for cell in cells)
+                    if mine == filled and theirs == 0:
+                        for cell in cells:
+                            counts[side][cell] += not board[:, cell[0], cell[1]].any()
+    return counts
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([(6, 7, 4), (5, 4, 5), (4, 9, 3)]),
+       filled=st.integers(0, 4))
+def test_window_counts_are_the_open_lines_through_each_empty_cell(
+        seed: int, shape: tuple[int, int, int], filled: int) -> None:
+    rows, columns, connect = shape
+    filled = min(filled, connect - 1)
+    rng = np.random.default_rng(seed)
+    state = random_position(four_in_a_row, rng, int(rng.integers(0, rows * columns)),
+                            rows=rows, columns=columns, connect=connect)
+    board = four_in_a_row.observation(state)
+    counts = window_counts(torch.as_tensor(board[None], dtype=torch.float32), connect, filled)
+    assert counts[0].numpy().astype(int).tolist() == brute_force_windows(
+        board, connect, filled).tolist()
+
+
+def test_window_planes_need_threat_lines() -> None:
+    with pytest.raises(ValueError, match="set threats to at least 3, or windows=false"):
+        BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), windows=True)
+    network = BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=4, windows=True)
+    assert network(torch.zeros(3, 2, 6, 7)).shape == (3, network.features_dim)
 
 
 @pytest.mark.parametrize("threats", [-1, 1, 8])

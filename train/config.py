@@ -73,6 +73,9 @@ class TrainConfig:
         head_planes: ``BoardCNN``'s 1x1 squeeze before the feature layer (0: none).
         threats: ``BoardCNN``'s threat planes as extra inputs: the empty cells where one
             more stone completes a line of this many (four-in-a-row: 4); 0: none.
+        windows: with ``threats``, ``BoardCNN``'s window planes as extra inputs: per side,
+            the open lines of that length through each empty cell holding 2 and
+            ``threats - 1`` of its stones (``agents.networks.window_counts``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -169,6 +172,7 @@ class TrainConfig:
     features_activation: str = "relu"
     head_planes: int = 0
     threats: int = 0
+    windows: bool = False
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
