@@ -31,6 +31,7 @@ TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "b
         "--set", "pretrain_symmetries=false",
         "--set", "opening_plies=null",
         "--set", "channels=8", "--set", "blocks=1", "--set", "features_dim=32",
+        "--set", "windows=false",
         "--set", "net_arch=[16]", "--set", "learning_rate=1e-9", "--set", "lr_schedule=constant"]
 STEPS = 128
 
