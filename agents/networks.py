@@ -194,6 +194,18 @@ class BoardCNN(BaseFeaturesExtractor):
         numpy."""
         return not self.mobility
 
+    def line_planes(self, observations: torch.Tensor) -> list[torch.Tensor]:
+        """The threat planes (``threat_planes``) and, with ``windows``, the window planes of
+        ``observations``, in the stem's input order. The lines one stone short of
+        ``threats`` are counted once and serve both."""
+        near = window_counts(observations, self.threats, self.threats - 1)
+        threats = (near > 0).to(observations.dtype)
+        if not self.windows:
+            return [threats]
+        scale = 1 / (LINE_DIRECTIONS * self.threats)
+        return [threats, window_counts(observations, self.threats, WINDOW_STONES) * scale,
+                near * scale]
+
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Feature vectors ``(batch, features_dim)`` of a batch of boards."""
         inputs = [observations, torch.ones_like(observations[:, :ONES_PLANES])]
@@ -201,11 +213,7 @@ class BoardCNN(BaseFeaturesExtractor):
             me, opp = observations[:, 0], observations[:, 1]
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
-            inputs.append(threat_planes(observations, self.threats))
-        if self.windows:
-            scale = 1 / (LINE_DIRECTIONS * self.threats)
-            inputs.extend(window_counts(observations, self.threats, filled) * scale
-                          for filled in (WINDOW_STONES, self.threats - 1))
+            inputs.extend(self.line_planes(observations))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):
