@@ -42,6 +42,7 @@ THREAT_PLANES = 2
 WINDOW_PLANES = 4
 """``BoardCNN(windows=True)``: two counts (``WINDOW_STONES`` and ``threats - 1`` stones) a side."""
 WINDOW_STONES = 2
+PARITY_PLANES = 1
 LINE_DIRECTIONS = 4
 """Row, column and both diagonals (``line_kernels``)."""
 
@@ -98,6 +99,24 @@ def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
     return (window_counts(observations, length, length - 1) > 0).to(observations.dtype)
 
 
+def parity_plane(observations: torch.Tensor) -> torch.Tensor:
+    """The rows whose parity favours the side to move, on boards where stones stack up from
+    the bottom row and the sides alternate with no pass (four-in-a-row): ``(batch, 1, rows,
+    cols)``, 1 on the odd rows counted from the bottom (the 1st, 3rd, ...) when the side to
+    move moved first (the two stone planes leading ``observations`` hold as many stones),
+    on the even rows when it moved second, 0 elsewhere.
+
+    Allis's rule of Connect Four: the first player's threats on odd rows and the second's on
+    even rows are the ones the end of the game lets stand, since the columns fill up in turn.
+    """
+    stones = observations[:, :2]
+    rows, cols = stones.shape[-2:]
+    moved_second = stones.sum(dim=(1, 2, 3)).remainder(2)
+    even_rows = torch.arange(rows - 1, -1, -1, device=stones.device).remainder(2)
+    plane = (even_rows[None, :] == moved_second[:, None]).to(stones.dtype)
+    return plane[:, None, :, None].expand(-1, PARITY_PLANES, rows, cols)
+
+
 class ResidualBlock(nn.Module):
     """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``."""
 
@@ -143,6 +162,8 @@ class BoardCNN(BaseFeaturesExtractor):
             empty cell (``window_counts``) holding 2 and, apart, ``threats - 1`` of the
             side's stones, each count over the most lines a cell can lie on: where each side
             can still build, the potential the book AIs evaluate (computed, not learned).
+        parity: add ``parity_plane`` as an input: the rows whose threats favour the side to
+            move in a game of stacking stones (computed, not learned).
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
@@ -153,7 +174,7 @@ class BoardCNN(BaseFeaturesExtractor):
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
-                 threats: int = 0, windows: bool = False) -> None:
+                 threats: int = 0, windows: bool = False, parity: bool = False) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -179,9 +200,11 @@ class BoardCNN(BaseFeaturesExtractor):
         self.mobility = mobility
         self.threats = threats
         self.windows = windows
+        self.parity = parity
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
-                 + (THREAT_PLANES if threats else 0) + (WINDOW_PLANES if windows else 0))
+                 + (THREAT_PLANES if threats else 0) + (WINDOW_PLANES if windows else 0)
+                 + (PARITY_PLANES if parity else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
@@ -214,6 +237,8 @@ class BoardCNN(BaseFeaturesExtractor):
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
             inputs.extend(self.line_planes(observations))
+        if self.parity:
+            inputs.append(parity_plane(observations))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
         x = self.blocks(x)
         if isinstance(self.squeeze, nn.Conv2d):

@@ -18,6 +18,7 @@ from boardgym.agents.networks import (
     action_logits,
     board_symmetries,
     logits_and_values,
+    parity_plane,
     threat_planes,
     window_counts,
 )
@@ -199,6 +200,23 @@ def test_window_planes_need_threat_lines() -> None:
     with pytest.raises(ValueError, match="set threats to at least 3, or windows=false"):
         BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), windows=True)
     network = BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=4, windows=True)
+    assert network(torch.zeros(3, 2, 6, 7)).shape == (3, network.features_dim)
+
+
+@pytest.mark.parametrize(("moves", "marked"), [
+    ("", [5, 3, 1]), ("4", [4, 2, 0]), ("4455", [5, 3, 1]), ("44556", [4, 2, 0])])
+def test_parity_plane_marks_the_rows_that_favour_the_side_to_move(
+        moves: str, marked: list[int]) -> None:
+    """The first player to move (as many stones of each side) gets the odd rows from the
+    bottom (row indices 5, 3, 1 from the top of six), the second the even ones."""
+    board = four_in_a_row.observation(four_in_a_row.parse(moves))
+    plane = parity_plane(torch.as_tensor(board[None], dtype=torch.float32))[0, 0].numpy()
+    assert np.flatnonzero(plane[:, 0]).tolist() == sorted(marked)
+    assert (plane == plane[:, :1]).all()
+
+
+def test_board_cnn_takes_the_parity_plane() -> None:
+    network = BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=4, parity=True)
     assert network(torch.zeros(3, 2, 6, 7)).shape == (3, network.features_dim)
 
 

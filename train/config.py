@@ -76,6 +76,8 @@ class TrainConfig:
         windows: with ``threats``, ``BoardCNN``'s window planes as extra inputs: per side,
             the open lines of that length through each empty cell holding 2 and
             ``threats - 1`` of its stones (``agents.networks.window_counts``).
+        parity: ``BoardCNN``'s parity plane as an extra input: the rows whose threats favour
+            the side to move in four-in-a-row (``agents.networks.parity_plane``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -173,6 +175,7 @@ class TrainConfig:
     head_planes: int = 0
     threats: int = 0
     windows: bool = False
+    parity: bool = False
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
