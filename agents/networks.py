@@ -409,30 +409,21 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
         return super().predict_values(self.canonical(obs)[0])
 
 
-ActionHead = Callable[[torch.Tensor], torch.Tensor]
-"""A map from a policy's features ``(B, features_dim)`` to one output per action ``(B, A)``."""
-
-
-def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs,
-                  head: ActionHead | None = None) -> torch.Tensor:
-    """The action logits (unnormalised, unmasked) of ``policy`` for a batch of boards ``obs``,
-    or with ``head`` that head's per-action outputs on the policy's features instead.
+def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:
+    """The action logits (unnormalised, unmasked) of ``policy`` for a batch of boards ``obs``.
 
     The one place that runs a policy's actor: extractor, actor layers, action layer; for a
     ``SymmetricPolicy`` on the canonical images, mapped back to the original orientation.
     """
     if isinstance(policy, SymmetricPolicy):
         image, chosen = policy.canonical(obs)
-        return action_logits_of(policy, image, head).gather(1, policy.to_image[chosen])
-    return action_logits_of(policy, obs, head)
+        return action_logits_of(policy, image).gather(1, policy.to_image[chosen])
+    return action_logits_of(policy, obs)
 
 
-def action_logits_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs,
-                     head: ActionHead | None = None) -> torch.Tensor:
-    """``policy``'s actor (or ``head``) on ``obs`` as it is (no canonical image)."""
+def action_logits_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:
+    """``policy``'s actor on ``obs`` as it is (no canonical image)."""
     features = BaseModel.extract_features(policy, obs, policy.pi_features_extractor)
-    if head is not None:
-        return head(features)
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 

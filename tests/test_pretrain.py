@@ -98,34 +98,6 @@ def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
         assert abs(float(targets.policy[row].sum()) - 1.0) < 1e-6
         assert targets.masks[row].nonzero().flatten().tolist() == sorted(position.values)
         assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
-        assert targets.moves is not None
-        known = torch.isfinite(targets.moves[row])
-        assert known.nonzero().flatten().tolist() == sorted(position.values)
-        assert targets.moves[row][known].tolist() == [
-            float(np.sign(position.values[action])) for action in sorted(position.values)]
-
-
-def test_move_values_shape_the_features_and_leave_the_checkpoint_as_it_was(
-        labelled: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """``pretrain_move_values``: the auxiliary head's error falls over the passes, and the
-    checkpoint holds the same tensors as one made without it (the head is dropped)."""
-    aided = train_tiny(tmp_path / "aided", "--set", f"pretrain_positions={labelled}",
-                       "--set", "pretrain_epochs=30", "--set", "pretrain_lr=3e-3",
-                       "--set", "pretrain_move_values=1.0")
-    errors = [float(line.rsplit("move-value error ", 1)[1])
-              for line in capsys.readouterr().out.splitlines() if "move-value error" in line]
-    assert len(errors) == 30 and errors[-1] < 0.7 * errors[0], errors
-    plain = train_tiny(tmp_path / "plain", "--set", f"pretrain_positions={labelled}",
-                       "--set", "pretrain_epochs=1")
-    aided_state, plain_state = (load_network(path)[0].state_dict() for path in (aided, plain))
-    assert {name: value.shape for name, value in aided_state.items()} == {
-        name: value.shape for name, value in plain_state.items()}
-
-
-def test_a_negative_move_value_weight_is_refused(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    error = refusal(capsys, tmp_path / "runs", "--set", "pretrain_move_values=-1")
-    assert "--set pretrain_move_values=0" in error
 
 
 def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
@@ -288,7 +260,7 @@ def test_symmetric_images_are_the_mirrored_positions(labelled: Path, tmp_path: P
     for half, want in enumerate(expected):
         for got, field in zip(images.pick(np.arange(half * count, (half + 1) * count)), want,
                               strict=True):
-            torch.testing.assert_close(got, field, rtol=0, atol=0, equal_nan=True)
+            assert torch.equal(got, field)
 
 
 def test_every_image_of_a_square_board_keeps_its_moves_on_its_stones() -> None:

@@ -147,10 +147,6 @@ class TrainConfig:
         pretrain_rehearsal: minibatch steps of the pretraining loss on
             ``pretrain_positions`` before each rollout, with PPO's optimizer
             (``train.pretrain.Rehearsal``); 0: none.
-        pretrain_move_values: the weight of an auxiliary loss of the pretraining on exactly
-            labelled positions: a linear head on the features predicts each legal move's
-            outcome for the side to move (+1/0/-1), squared error; the head is dropped after
-            the pretraining (``train.pretrain.MoveValues``); 0: none.
     """
 
     game: str
@@ -212,7 +208,6 @@ class TrainConfig:
     pretrain_lr: float = 3e-4
     pretrain_symmetries: bool = False
     pretrain_rehearsal: int = 0
-    pretrain_move_values: float = 0.0
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)
@@ -259,9 +254,6 @@ class TrainConfig:
         if self.pretrain_lr <= 0:
             raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
                              "with --set pretrain_lr=...")
-        if self.pretrain_move_values < 0:
-            raise ValueError(f"pretrain_move_values is a loss weight, at least 0; got "
-                             f"{self.pretrain_move_values}: --set pretrain_move_values=0")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")

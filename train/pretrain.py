@@ -35,13 +35,10 @@ from typing import TypeAlias
 
 import numpy as np
 import torch
-from gymnasium.spaces import Discrete
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
-from torch.nn import functional
 
 from boardgym.agents.az.network import Symmetries
-from boardgym.agents.networks import action_logits
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.train.config import TrainConfig
@@ -53,7 +50,7 @@ from boardgym.train.quality import (
     labelled_file,
     load_positions,
 )
-from boardgym.train.teacher import Auxiliary, Targets, as_targets, distil
+from boardgym.train.teacher import Targets, as_targets, distil
 
 Log = Callable[[str], object]
 
@@ -106,7 +103,6 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
     rules = game_record(config.game).rules
     states = [rules.parse(label.text) for label in labels]
     policy = np.zeros((len(states), len(rules.legal_mask(states[0]))), dtype=np.float32)
-    moves = np.full_like(policy, np.nan)
     outcomes = np.zeros(len(states), dtype=np.float32)
     for row, label in enumerate(labels):
         if isinstance(label, MoveLabel):
@@ -116,10 +112,9 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
         best = [action for action in label.values if label.is_best(action)]
         policy[row, best] = 1.0 / len(best)
         outcomes[row] = np.sign(label.best)
-        moves[row, list(label.values)] = np.sign(list(label.values.values()))
     targets = as_targets(np.array([rules.observation(state) for state in states]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
-                         outcomes, moves)
+                         outcomes)
     return symmetric_images(targets) if config.pretrain_symmetries else targets
 
 
@@ -130,13 +125,10 @@ def symmetric_images(targets: Targets) -> Targets:
     batch, _, rows, cols = targets.obs.shape
     symmetries = Symmetries(rows, cols, targets.masks.shape[1])
     which = np.repeat(np.arange(len(symmetries)), batch)
-    per_action = [targets.masks, targets.policy] + ([] if targets.moves is None
-                                                    else [targets.moves])
     copies = (np.tile(field.numpy(), (len(symmetries),) + (1,) * (field.dim() - 1))
-              for field in (targets.obs, *per_action))
-    obs, masks, policy, *moves = symmetries.apply(which, *copies)
-    return as_targets(obs, masks, policy, np.tile(targets.values.numpy(), len(symmetries)),
-                      *moves)
+              for field in (targets.obs, targets.masks, targets.policy))
+    obs, masks, policy = symmetries.apply(which, *copies)
+    return as_targets(obs, masks, policy, np.tile(targets.values.numpy(), len(symmetries)))
 
 
 @dataclass(frozen=True)
@@ -164,10 +156,7 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
     ``log``. Minibatches are drawn from ``config.seed`` and the number of labels."""
     targets = labels.targets
     count = len(targets.values)
-    head = MoveValues(policy) if config.pretrain_move_values else None
-    parameters = [*policy.parameters(), *(head.parameters() if head else [])]
-    optimizer = torch.optim.Adam(parameters, lr=config.pretrain_lr)
-    auxiliary = Auxiliary(config.pretrain_move_values, head.error) if head else None
+    optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
     rng = np.random.default_rng([config.seed, labels.count])
     pieces = max(1, count // config.batch_size)
     total = config.pretrain_epochs * pieces
@@ -176,38 +165,11 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
         return config.pretrain_lr * (1 - step / total)
 
     for epoch in range(1, config.pretrain_epochs + 1):
-        fit = distil(policy, optimizer, targets,
-                     np.array_split(rng.permutation(count), pieces), config,
-                     rate=rate, first_step=(epoch - 1) * pieces, auxiliary=auxiliary)
+        kl, error = distil(policy, optimizer, targets,
+                           np.array_split(rng.permutation(count), pieces), config,
+                           rate=rate, first_step=(epoch - 1) * pieces)
         log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
-            f"KL to the labels {fit.kl:.3f}, value error {fit.value_error:.3f}"
-            + (f", move-value error {fit.auxiliary:.3f}" if head else ""))
-
-
-class MoveValues(torch.nn.Module):
-    """The auxiliary head of ``pretrain_move_values``: ``tanh`` of a linear map of
-    ``policy``'s features, one output per action, trained toward each legal move's outcome
-    (``Targets.moves``). It lives only through the pretraining: the checkpoint never holds
-    it, but the features it shapes carry on into the policy."""
-
-    def __init__(self, policy: MaskableActorCriticPolicy) -> None:
-        super().__init__()
-        actions = policy.action_space
-        assert isinstance(actions, Discrete)  # every boardgym env's action space
-        self.policy = [policy]
-        """The policy (in a list, so that its parameters are not this module's)."""
-        self.linear = torch.nn.Linear(policy.features_dim, int(actions.n))
-
-    def error(self, targets: Targets) -> torch.Tensor:
-        """Mean squared gap between the predicted and the labelled outcomes of the moves
-        whose outcome is known (0 when none is)."""
-        if targets.moves is None:
-            return torch.zeros(())
-        known = torch.isfinite(targets.moves)
-        if not known.any():
-            return torch.zeros(())
-        predicted = torch.tanh(action_logits(self.policy[0], targets.obs, self.linear))
-        return functional.mse_loss(predicted[known], targets.moves[known])
+            f"KL to the labels {kl:.3f}, value error {error:.3f}")
 
 
 class Rehearsal(BaseCallback):
@@ -232,5 +194,5 @@ class Rehearsal(BaseCallback):
         batches = (rng.choice(count, size=min(self.config.batch_size, count), replace=False)
                    for _ in range(self.config.pretrain_rehearsal))
         policy = self.model.policy
-        fit = distil(policy, policy.optimizer, self.targets, batches, self.config)
-        self.logger.record("pretrain/rehearsal_kl", fit.kl)
+        kl, _ = distil(policy, policy.optimizer, self.targets, batches, self.config)
+        self.logger.record("pretrain/rehearsal_kl", kl)

@@ -46,7 +46,6 @@ AlphaZero's.)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TypeAlias
 
@@ -218,31 +217,10 @@ class Targets(NamedTuple):
     """``(B, A)`` the teacher's move probabilities (0 on illegal moves, rows sum to 1)."""
     values: torch.Tensor
     """``(B,)`` the teacher's values for the side to move (NaN: none)."""
-    moves: torch.Tensor | None = None
-    """``(B, A)`` each move's outcome for the side to move, +1/0/-1 (NaN: illegal or not
-    known), where the labels are exact (``train.pretrain``); None: not known anywhere."""
 
     def pick(self, index: np.ndarray) -> Targets:
         """The targets of the positions ``index``."""
-        return Targets(self.obs[index], self.masks[index], self.policy[index],
-                       self.values[index], None if self.moves is None else self.moves[index])
-
-
-@dataclass(frozen=True)
-class Auxiliary:
-    """An extra term of ``distil``'s loss: ``coef`` times ``error`` of the minibatch."""
-
-    coef: float
-    error: Callable[[Targets], torch.Tensor]
-
-
-class Fit(NamedTuple):
-    """Means over ``distil``'s steps."""
-
-    kl: float
-    value_error: float
-    auxiliary: float
-    """The ``Auxiliary`` error's mean (0 without one)."""
+        return Targets(*(field[index] for field in self))
 
 
 def distillation_loss(policy: Any, targets: Targets, vf_coef: float
@@ -264,38 +242,39 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
 
 def distil(policy: Any, optimizer: torch.optim.Optimizer, targets: Targets,
            batches: Iterable[np.ndarray], config: TrainConfig, weight: float = 1.0,
-           rate: Callable[[int], float] | None = None, first_step: int = 0,
-           auxiliary: Auxiliary | None = None) -> Fit:
-    """One step of ``optimizer`` down ``weight`` times the ``distillation_loss`` (plus the
-    ``auxiliary`` term) of each minibatch of ``targets`` (index arrays ``batches``), in
-    training mode, the gradient of ``policy``'s parameters clipped to
-    ``config.max_grad_norm`` as PPO's own update clips it; with ``rate``, the learning rate of
-    the step numbered ``n`` (``first_step`` for the first minibatch) is ``rate(n)``.
+           rate: Callable[[int], float] | None = None, first_step: int = 0
+           ) -> tuple[float, float]:
+    """One step of ``optimizer`` down ``weight`` times the ``distillation_loss`` of each
+    minibatch of ``targets`` (index arrays ``batches``), in training mode, the gradient of
+    ``policy``'s parameters clipped to ``config.max_grad_norm`` as PPO's own update clips
+    it; with ``rate``, the learning rate of the step numbered ``n`` (``first_step`` for the
+    first minibatch) is ``rate(n)``.
+
+    Returns:
+        The mean KL and the mean value error over the steps.
     """
-    fits = []
+    kls, errors = [], []
     policy.set_training_mode(True)
     for step, batch in enumerate(batches, start=first_step):
         if rate is not None:
             optimizer.param_groups[0]["lr"] = rate(step)
-        picked = targets.pick(batch)
-        loss, kl, value_error = distillation_loss(policy, picked, config.vf_coef)
-        extra = auxiliary.error(picked) if auxiliary else torch.zeros(())
+        loss, kl, value_error = distillation_loss(policy, targets.pick(batch), config.vf_coef)
         optimizer.zero_grad()
-        (weight * (loss + (auxiliary.coef * extra if auxiliary else 0))).backward()
+        (weight * loss).backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)
         optimizer.step()
-        fits.append((kl.item(), value_error.item(), extra.item()))
+        kls.append(kl.item())
+        errors.append(value_error.item())
     policy.set_training_mode(False)
-    return Fit(*(float(mean) for mean in np.mean(fits, axis=0)))
+    return float(np.mean(kls)), float(np.mean(errors))
 
 
-def as_targets(obs: np.ndarray, masks: np.ndarray, policy: np.ndarray, values: np.ndarray,
-               moves: np.ndarray | None = None) -> Targets:
+def as_targets(obs: np.ndarray, masks: np.ndarray, policy: np.ndarray, values: np.ndarray
+               ) -> Targets:
     """``Targets`` of numpy arrays (float32; ``masks`` bool)."""
     return Targets(torch.as_tensor(obs, dtype=torch.float32), torch.as_tensor(masks),
                    torch.as_tensor(policy, dtype=torch.float32),
-                   torch.as_tensor(values, dtype=torch.float32),
-                   None if moves is None else torch.as_tensor(moves, dtype=torch.float32))
+                   torch.as_tensor(values, dtype=torch.float32))
 
 
 class Kickstart(BaseCallback):
@@ -384,10 +363,10 @@ class Kickstart(BaseCallback):
         if not len(targets.obs):
             return
         policy = self.model.policy
-        fit = distil(policy, policy.optimizer, targets, self.minibatches(len(targets.obs)),
-                     self.config, weight)
-        self.logger.record("teacher/kl", fit.kl)
-        self.logger.record("teacher/value_error", fit.value_error)
+        kl, error = distil(policy, policy.optimizer, targets,
+                           self.minibatches(len(targets.obs)), self.config, weight)
+        self.logger.record("teacher/kl", kl)
+        self.logger.record("teacher/value_error", error)
 
     def targets(self) -> Targets:
         """The teacher's targets on the rollout: with a network, on every position (the
