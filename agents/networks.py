@@ -96,7 +96,20 @@ def threat_planes(observations: torch.Tensor, length: int) -> torch.Tensor:
     of ``window_counts`` with ``length - 1`` of the side's stones; lines longer than the
     board give no threat).
     """
-    return (window_counts(observations, length, length - 1) > 0).to(observations.dtype)
+    return line_planes(observations, length, windows=False)[0]
+
+
+def line_planes(observations: torch.Tensor, length: int, windows: bool) -> list[torch.Tensor]:
+    """``BoardCNN``'s line inputs for ``threats=length``: the threat planes and, with
+    ``windows``, the window planes (``window_counts`` of 2 and of ``length - 1`` stones, each
+    over the most lines a cell can lie on), in the stem's input order. The lines one stone
+    short are counted once and serve both."""
+    near = window_counts(observations, length, length - 1)
+    threats = (near > 0).to(observations.dtype)
+    if not windows:
+        return [threats]
+    scale = 1 / (LINE_DIRECTIONS * length)
+    return [threats, window_counts(observations, length, WINDOW_STONES) * scale, near * scale]
 
 
 def parity_plane(observations: torch.Tensor) -> torch.Tensor:
@@ -217,18 +230,6 @@ class BoardCNN(BaseFeaturesExtractor):
         numpy."""
         return not self.mobility
 
-    def line_planes(self, observations: torch.Tensor) -> list[torch.Tensor]:
-        """The threat planes (``threat_planes``) and, with ``windows``, the window planes of
-        ``observations``, in the stem's input order. The lines one stone short of
-        ``threats`` are counted once and serve both."""
-        near = window_counts(observations, self.threats, self.threats - 1)
-        threats = (near > 0).to(observations.dtype)
-        if not self.windows:
-            return [threats]
-        scale = 1 / (LINE_DIRECTIONS * self.threats)
-        return [threats, window_counts(observations, self.threats, WINDOW_STONES) * scale,
-                near * scale]
-
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         """Feature vectors ``(batch, features_dim)`` of a batch of boards."""
         inputs = [observations, torch.ones_like(observations[:, :ONES_PLANES])]
@@ -236,7 +237,7 @@ class BoardCNN(BaseFeaturesExtractor):
             me, opp = observations[:, 0], observations[:, 1]
             inputs.append(torch.stack([reversi_moves(me, opp), reversi_moves(opp, me)], dim=1))
         if self.threats:
-            inputs.extend(self.line_planes(observations))
+            inputs.extend(line_planes(observations, self.threats, self.windows))
         if self.parity:
             inputs.append(parity_plane(observations))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
