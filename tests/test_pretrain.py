@@ -87,6 +87,19 @@ def test_pretraining_pulls_the_policy_to_the_best_moves(labelled: Path, tmp_path
     assert not plain.with_name("start.zip").exists()
 
 
+def test_smaller_pretraining_minibatches_take_more_steps(labelled: Path, tmp_path: Path
+                                                        ) -> None:
+    """``pretrain_batch_size`` sets the pretraining's minibatches apart from PPO's
+    ``batch_size`` (16 here: one step a pass over the 24 labels): minibatches of 2 take
+    twelve steps a pass, so the same passes end nearer the labels."""
+    alike = ["--set", f"pretrain_positions={labelled}", "--set", "pretrain_epochs=20",
+             "--set", "pretrain_lr=3e-3"]
+    small = train_tiny(tmp_path / "small", *alike, "--set", "pretrain_batch_size=2")
+    ppo_sized = train_tiny(tmp_path / "ppo_sized", *alike)
+    kl = kl_to_labels(labelled, small=small, ppo_sized=ppo_sized)
+    assert kl["small"] < 0.8 * kl["ppo_sized"], kl
+
+
 def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
     config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
     positions = training_positions(config)

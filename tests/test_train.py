@@ -139,6 +139,8 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     for bad, message in ((["--set", "n_envz=4"], "unknown config key"),
                          (["--set", "n_envs=0"], "n_envs must be a positive integer"),
+                         (["--set", "pretrain_batch_size=0"],
+                          "pretrain_batch_size must be a positive integer"),
                          (["--opponent", "nobody"], "unknown tictactoe player"),
                          (["--set", "n_steps=banana"], "n_steps must be an integer"),
                          (["--set", "torch_threads=100000"], "torch_threads must be at most"),

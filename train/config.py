@@ -140,6 +140,8 @@ class TrainConfig:
             (``train.pretrain``); ``None``: none.
         pretrain_epochs: passes over ``pretrain_positions``.
         pretrain_lr: the pretraining learning rate at the first pass (falling linearly to 0).
+        pretrain_batch_size: the minibatch size of the pretraining passes and rehearsal
+            steps; ``None``: ``batch_size`` (PPO's).
         pretrain_symmetries: pretrain on every symmetric image of each labelled position
             (the board's symmetries, ``agents.az.network.Symmetries``: the mirror in
             four-in-a-row, 8 in Reversi and tic-tac-toe), each a position with the same
@@ -206,6 +208,7 @@ class TrainConfig:
     pretrain_positions: str | None = None
     pretrain_epochs: int = 10
     pretrain_lr: float = 3e-4
+    pretrain_batch_size: int | None = None
     pretrain_symmetries: bool = False
     pretrain_rehearsal: int = 0
 
@@ -254,6 +257,10 @@ class TrainConfig:
         if self.pretrain_lr <= 0:
             raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
                              "with --set pretrain_lr=...")
+        if self.pretrain_batch_size is not None and self.pretrain_batch_size <= 0:
+            raise ValueError(f"pretrain_batch_size must be a positive integer, got "
+                             f"{self.pretrain_batch_size}; fix it with --set "
+                             "pretrain_batch_size=... (null: batch_size)")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
@@ -343,6 +350,12 @@ class TrainConfig:
             raise ValueError(f"eval_openings={self.eval_openings}: no fair {self.game} opening "
                              "of that many plies; fix it with --set eval_openings=... (fewer "
                              "plies, or 0: none)") from None
+
+    @property
+    def pretrain_minibatch(self) -> int:
+        """The minibatch size of the pretraining loss: ``pretrain_batch_size``, else
+        ``batch_size``."""
+        return self.pretrain_batch_size or self.batch_size
 
     def to_dict(self) -> dict[str, Any]:
         """The config as plain data (what ``config.yaml`` holds)."""

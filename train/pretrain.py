@@ -3,7 +3,7 @@
 
 With ``pretrain_positions: PATH`` (a set as ``boardgym positions`` writes it), a new run first
 trains its policy (the ``init_from`` weights, if any) for ``pretrain_epochs`` passes of
-``batch_size`` minibatches on
+``pretrain_batch_size`` minibatches (default ``batch_size``) on
 
     KL(target || learner policy) + vf_coef * (V_learner - outcome)^2
 
@@ -158,7 +158,7 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
     count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
     rng = np.random.default_rng([config.seed, labels.count])
-    pieces = max(1, count // config.batch_size)
+    pieces = max(1, count // config.pretrain_minibatch)
     total = config.pretrain_epochs * pieces
 
     def rate(step: int) -> float:
@@ -177,8 +177,8 @@ class Rehearsal(BaseCallback):
     start of each rollout, with PPO's own optimizer (at its learning rate) and
     ``max_grad_norm``: the labels stay in view while PPO learns from games. The rollout is
     then played by the rehearsed policy, so PPO's update starts from the policy that
-    collected it. Minibatches of ``batch_size`` are drawn from the seed and the step count,
-    so a resumed run draws what an unbroken one would. Logs ``pretrain/rehearsal_kl``."""
+    collected it. Minibatches of ``pretrain_batch_size`` are drawn from the seed and the step
+    count, so a resumed run draws what an unbroken one would. Logs ``pretrain/rehearsal_kl``."""
 
     def __init__(self, config: TrainConfig, labels: Labelled) -> None:
         super().__init__()
@@ -191,7 +191,7 @@ class Rehearsal(BaseCallback):
     def _on_rollout_start(self) -> None:
         count = len(self.targets.values)
         rng = np.random.default_rng([self.config.seed, self.model.num_timesteps])
-        batches = (rng.choice(count, size=min(self.config.batch_size, count), replace=False)
+        batches = (rng.choice(count, size=min(self.config.pretrain_minibatch, count), replace=False)
                    for _ in range(self.config.pretrain_rehearsal))
         policy = self.model.policy
         kl, _ = distil(policy, policy.optimizer, self.targets, batches, self.config)
