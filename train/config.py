@@ -43,7 +43,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
                  "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
-                 "pretrain_epochs")
+                 "pretrain_epochs", "pretrain_batch_size")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
                      "teacher_simulations", "threats", "pretrain_rehearsal")
 """Integer keys where 0 means none (no residual block) or off."""
@@ -221,8 +221,8 @@ class TrainConfig:
         of range."""
         for name, hint in typing.get_type_hints(TrainConfig).items():
             setattr(self, name, checked_type(name, getattr(self, name), hint))
-        for name in POSITIVE_KEYS:
-            if getattr(self, name) <= 0:
+        for name in POSITIVE_KEYS:  # None: the key's default (its docstring says which)
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be a positive integer, got "
                                  f"{getattr(self, name)!r}; fix it with --set {name}=...")
         self._check_ranges()
@@ -257,10 +257,6 @@ class TrainConfig:
         if self.pretrain_lr <= 0:
             raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
                              "with --set pretrain_lr=...")
-        if self.pretrain_batch_size is not None and self.pretrain_batch_size <= 0:
-            raise ValueError(f"pretrain_batch_size must be a positive integer, got "
-                             f"{self.pretrain_batch_size}; fix it with --set "
-                             "pretrain_batch_size=... (null: batch_size)")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
