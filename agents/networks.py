@@ -130,6 +130,22 @@ def parity_plane(observations: torch.Tensor) -> torch.Tensor:
     return plane[:, None, :, None].expand(-1, PARITY_PLANES, rows, cols)
 
 
+def landing_features(planes: torch.Tensor, observations: torch.Tensor) -> torch.Tensor:
+    """``planes`` ``(batch, channels, rows, cols)`` read at each column's landing cell, on
+    boards where stones stack up from the bottom row (four-in-a-row; row 0 at the top): the
+    lowest empty cell of each column of ``observations`` (the two stone planes first), where
+    a stone dropped in that column comes to rest. ``(batch, channels, cols)``; a full
+    column's entries are 0.
+    """
+    stones = observations[:, :2].sum(dim=1)
+    rows = stones.shape[-2]
+    heights = stones.sum(dim=1).round().long()
+    open_columns = (heights < rows).to(planes.dtype)
+    landing = (rows - 1 - heights).clamp(min=0)
+    index = landing[:, None, None, :].expand(-1, planes.shape[1], 1, -1)
+    return planes.gather(2, index).squeeze(2) * open_columns[:, None, :]
+
+
 class ResidualBlock(nn.Module):
     """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``."""
 
@@ -177,6 +193,10 @@ class BoardCNN(BaseFeaturesExtractor):
             can still build, the potential the book AIs evaluate (computed, not learned).
         parity: add ``parity_plane`` as an input: the rows whose threats favour the side to
             move in a game of stacking stones (computed, not learned).
+        landing: in a game of stacking stones, the feature layer also reads the tower's
+            ``channels`` planes at each column's landing cell (``landing_features``): the
+            cell a move in that column fills, which moves with the column's height, so a
+            dense layer over fixed cells cannot pick it out by itself.
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
@@ -187,7 +207,8 @@ class BoardCNN(BaseFeaturesExtractor):
     def __init__(self, observation_space: gym.spaces.Box, channels: int = 32, blocks: int = 2,
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
-                 threats: int = 0, windows: bool = False, parity: bool = False) -> None:
+                 threats: int = 0, windows: bool = False, parity: bool = False,
+                 landing: bool = False) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -214,6 +235,7 @@ class BoardCNN(BaseFeaturesExtractor):
         self.threats = threats
         self.windows = windows
         self.parity = parity
+        self.landing = landing
         self.features_activation = FEATURE_ACTIVATIONS[features_activation]
         extra = (ONES_PLANES + (MOBILITY_PLANES if mobility else 0)
                  + (THREAT_PLANES if threats else 0) + (WINDOW_PLANES if windows else 0)
@@ -221,7 +243,8 @@ class BoardCNN(BaseFeaturesExtractor):
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
         self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
-        self.head = nn.Linear((head_planes or channels) * rows * cols, features_dim)
+        self.head = nn.Linear((head_planes or channels) * rows * cols
+                              + (channels * cols if landing else 0), features_dim)
 
     @property
     def traceable(self) -> bool:
@@ -241,10 +264,12 @@ class BoardCNN(BaseFeaturesExtractor):
         if self.parity:
             inputs.append(parity_plane(observations))
         x = torch.relu(self.stem(torch.cat(inputs, dim=1)))
-        x = self.blocks(x)
-        if isinstance(self.squeeze, nn.Conv2d):
-            x = torch.relu(self.squeeze(x))
-        return self.features_activation(self.head(torch.flatten(x, start_dim=1)))
+        tower = self.blocks(x)
+        x = torch.relu(self.squeeze(tower)) if isinstance(self.squeeze, nn.Conv2d) else tower
+        inputs = [torch.flatten(x, start_dim=1)]
+        if self.landing:
+            inputs.append(torch.flatten(landing_features(tower, observations), start_dim=1))
+        return self.features_activation(self.head(torch.cat(inputs, dim=1)))
 
 
 # -- board symmetries ------------------------------------------------------------------------

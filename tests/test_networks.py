@@ -17,6 +17,7 @@ from boardgym.agents.networks import (
     SymmetricPolicy,
     action_logits,
     board_symmetries,
+    landing_features,
     logits_and_values,
     parity_plane,
     threat_planes,
@@ -201,6 +202,39 @@ def test_window_planes_need_threat_lines() -> None:
         BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), windows=True)
     network = BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=4, windows=True)
     assert network(torch.zeros(3, 2, 6, 7)).shape == (3, network.features_dim)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.sampled_from([(6, 7, 4), (4, 5, 4), (7, 4, 4)]))
+def test_landing_features_read_the_cell_each_move_fills(
+        seed: int, shape: tuple[int, int, int]) -> None:
+    """Each column's entry is the cell a move there fills (found by playing it), 0 when the
+    column is full."""
+    rows, columns, connect = shape
+    rng = np.random.default_rng(seed)
+    state = random_position(four_in_a_row, rng, int(rng.integers(0, rows * columns)),
+                            rows=rows, columns=columns, connect=connect)
+    board = four_in_a_row.observation(state)
+    cell_numbers = torch.arange(1.0, rows * columns + 1).reshape(1, 1, rows, columns)
+    read = landing_features(cell_numbers, torch.as_tensor(board[None], dtype=torch.float32))
+    mask = four_in_a_row.legal_mask(state)
+    for column in range(columns):
+        if not mask[column]:
+            assert read[0, 0, column] == 0
+            continue
+        after = four_in_a_row.observation(four_in_a_row.apply(state, column))
+        filled = np.flatnonzero((after.sum(axis=0) - board.sum(axis=0)).ravel())
+        assert filled.tolist() == [int(read[0, 0, column]) - 1]
+
+
+def test_landing_features_widen_the_feature_layer_input() -> None:
+    space = gym.spaces.Box(0, 1, (2, 6, 7), np.uint8)
+    plain = BoardCNN(space, channels=8, head_planes=4, threats=4)
+    landing = BoardCNN(space, channels=8, head_planes=4, threats=4, landing=True)
+    assert landing.head.in_features == plain.head.in_features + 8 * 7
+    board = torch.as_tensor(four_in_a_row.observation(four_in_a_row.parse("4444441"))[None],
+                            dtype=torch.float32)
+    assert landing(board).shape == (1, landing.features_dim)
 
 
 @pytest.mark.parametrize(("moves", "marked"), [

@@ -78,6 +78,8 @@ class TrainConfig:
             ``threats - 1`` of its stones (``agents.networks.window_counts``).
         parity: ``BoardCNN``'s parity plane as an extra input: the rows whose threats favour
             the side to move in four-in-a-row (``agents.networks.parity_plane``).
+        landing: ``BoardCNN``'s feature layer also reads the tower at each column's landing
+            cell, the cell each four-in-a-row move fills (``agents.networks.landing_features``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         net_arch: hidden layers of the policy and value heads after the extractor.
@@ -178,6 +180,7 @@ class TrainConfig:
     threats: int = 0
     windows: bool = False
     parity: bool = False
+    landing: bool = False
     symmetric: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
