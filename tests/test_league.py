@@ -215,7 +215,6 @@ def test_evaluations_judge_the_eval_quality_positions_when_given(tmp_path: Path)
 
 @pytest.mark.parametrize(("value", "extra", "message"), [
     ("missing.jsonl", [], "eval_quality_positions: no file"),
-    ("tests/data/tictactoe.jsonl", ["--eval-quality", "0"], "set eval_quality=N"),
 ])
 def test_unusable_eval_quality_positions_are_refused_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, extra: list[str],
@@ -226,6 +225,13 @@ def test_unusable_eval_quality_positions_are_refused_in_one_line(
     error = capsys.readouterr().err.strip()
     assert stop.value.code == 2 and len(error.splitlines()) == 1 and message in error
     assert not list(tmp_path.iterdir())
+
+
+def test_eval_quality_zero_leaves_the_named_positions_unjudged(tmp_path: Path) -> None:
+    """A config naming ``eval_quality_positions`` runs with quality off, judging nothing."""
+    run = train_tiny(tmp_path, 1024, "--set", "eval_every=1024", "--eval-quality", "0",
+                     "--set", "eval_quality_positions=missing.jsonl")
+    assert all("quality" not in entry for entry in json.loads((run / "eval.json").read_text()))
 
 
 def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> None:

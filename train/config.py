@@ -112,7 +112,9 @@ class TrainConfig:
         eval_quality_positions: a labelled set (``boardgym positions``) whose first
             ``eval_quality`` positions the evaluations judge instead (a larger set, more
             decisive positions: a steadier choice of ``best.zip``); the pretraining never
-            trains on them. ``None``: the shipped set's selection part.
+            trains on them. ``None``: the shipped set's selection part. Unjudged when
+            ``eval_quality`` is 0 (a YAML naming a set can still run with
+            ``--eval-quality 0``); the pretraining leaves them out all the same.
         patience: stop the run after this many evaluations without a new best (0: never).
         eval_bar: ``{spec: win rate}`` of eval opponents: evaluations where the learner's win
             rate against one of them is below its bar rank below every evaluation that
@@ -265,10 +267,6 @@ class TrainConfig:
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
         if self.teacher_coef < 0:
             raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
-        if self.eval_quality_positions is not None and not self.eval_quality:
-            raise ValueError("eval_quality_positions are judged at the evaluations only with "
-                             "eval_quality: set eval_quality=N (--eval-quality N) too, or "
-                             "eval_quality_positions=null")
         if self.teacher == PRETRAINED:
             self._check_pretrained_teacher()
         if self.teacher_simulations > 0 and self.vectorization == "dummy":
