@@ -9,7 +9,7 @@ from a centre cell. A constant plane of ones is added to the input so that the z
 
 Board games are symmetric: a mirrored position calls for the mirrored move.
 ``SymmetricPolicy`` builds that in, by running the network on one canonical image of each
-board (``board_symmetries``).
+board (``board_symmetries``); ``AveragedPolicy`` by averaging its heads over every image.
 
 This module imports only torch, gymnasium, stable-baselines3, sb3-contrib and the rules
 core (numpy). A checkpoint names its classes in a JSON record (``agents.policy``), never by
@@ -299,7 +299,8 @@ def board_symmetries(rows: int, cols: int, n_actions: int) -> tuple[torch.Tensor
         return (torch.stack([grid.reshape(-1), grid.flip(1).reshape(-1)]),
                 torch.stack([columns, columns.flip(0)]))
     raise ValueError(f"no board symmetries for {n_actions} actions on a {rows}x{cols} board "
-                     "(actions must be cells or columns); use --set symmetric=false")
+                     "(actions must be cells or columns); use --set symmetric=false "
+                     "average_symmetries=false")
 
 
 WORD_BITS = 63
@@ -350,6 +351,28 @@ def permute_actions(actions: torch.Tensor, permutations: torch.Tensor) -> torch.
     return permutations.gather(1, actions.long().reshape(-1, 1)).reshape(actions.shape)
 
 
+def register_symmetries(policy: nn.Module, observation_space: gym.spaces.Space,
+                        action_space: gym.spaces.Space) -> int:
+    """Give ``policy`` the (non-persistent) buffers ``cells``, ``actions`` and ``to_image``
+    of its board's symmetries (``board_symmetries``; ``to_image`` maps an original action
+    to the same move in each image); returns the number of observation planes.
+
+    Raises:
+        ValueError: the observation is not ``(planes, rows, cols)`` or the actions are not a
+            ``Discrete`` space of cells or columns.
+    """
+    shape = observation_space.shape
+    if shape is None or len(shape) != 3 or not isinstance(action_space, gym.spaces.Discrete):
+        raise ValueError(f"{type(policy).__name__} needs (planes, rows, cols) boards and "
+                         f"Discrete actions, got {observation_space} and {action_space}")
+    planes, rows, cols = shape
+    cells, actions = board_symmetries(rows, cols, int(action_space.n))
+    policy.register_buffer("cells", cells, persistent=False)
+    policy.register_buffer("actions", actions, persistent=False)
+    policy.register_buffer("to_image", actions.argsort(dim=1), persistent=False)
+    return int(planes)
+
+
 class SymmetricPolicy(MaskableActorCriticPolicy):
     """A ``MaskableActorCriticPolicy`` that sees every board in one canonical orientation.
 
@@ -376,16 +399,8 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
     def __init__(self, observation_space: gym.spaces.Space, action_space: gym.spaces.Space,
                  *args: Any, **kwargs: Any) -> None:
         super().__init__(observation_space, action_space, *args, **kwargs)
-        shape = observation_space.shape
-        if shape is None or len(shape) != 3 or not isinstance(action_space, gym.spaces.Discrete):
-            raise ValueError(f"SymmetricPolicy needs (planes, rows, cols) boards and Discrete "
-                             f"actions, got {observation_space} and {action_space}")
-        planes, rows, cols = shape
-        cells, actions = board_symmetries(rows, cols, int(action_space.n))
-        self.register_buffer("cells", cells, persistent=False)
-        self.register_buffer("actions", actions, persistent=False)
-        self.register_buffer("to_image", actions.argsort(dim=1), persistent=False)
-        self.register_buffer("keys", key_weights(cells, planes), persistent=False)
+        planes = register_symmetries(self, observation_space, action_space)
+        self.register_buffer("keys", key_weights(self.cells, planes), persistent=False)
 
     def canonical(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
         """The canonical image of each board in ``obs`` and which symmetry made it."""
@@ -435,15 +450,102 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
         return super().predict_values(self.canonical(obs)[0])
 
 
+class AveragedPolicy(MaskableActorCriticPolicy):
+    """A ``MaskableActorCriticPolicy`` that plays the mean of its symmetric images' heads.
+
+    The network runs on every symmetric image of each board (``board_symmetries``: the
+    mirror image in four-in-a-row, 8 images of a square board); the action logits, mapped
+    back to the original orientation, and the values are averaged over the images. Mean
+    logits, not mean probabilities: after masking, the policy is the normalised geometric
+    mean of the images' masked policies, whatever logits the illegal actions hold. So
+    mirrored positions get mirrored moves and equal values, and the images' errors, which
+    differ, partly cancel (a test-time average built into the policy, trained through).
+    Every public method (``forward``, ``evaluate_actions``, ``get_distribution``,
+    ``predict_values``, ``predict``) takes and returns the original orientation, so PPO,
+    masks and agents use it unchanged; it costs one network pass per image.
+
+    Raises:
+        ValueError: as ``register_symmetries``.
+    """
+
+    cells: torch.Tensor
+    actions: torch.Tensor
+    to_image: torch.Tensor
+
+    def __init__(self, observation_space: gym.spaces.Space, action_space: gym.spaces.Space,
+                 *args: Any, **kwargs: Any) -> None:
+        super().__init__(observation_space, action_space, *args, **kwargs)
+        register_symmetries(self, observation_space, action_space)
+
+    def images(self, obs: PyTorchObs) -> torch.Tensor:
+        """Every image of each board of ``obs`` ``(B, planes, rows, cols)``, image-major:
+        ``(G * B, planes, rows, cols)``, rows ``g * B ... g * B + B - 1`` image ``g``."""
+        if not isinstance(obs, torch.Tensor):
+            raise TypeError(f"AveragedPolicy takes a batch of boards as one tensor, got "
+                            f"{type(obs).__name__}")
+        batch, planes = obs.shape[:2]
+        boards = obs.reshape(batch, planes, -1)[:, :, self.cells]  # (B, planes, G, cells)
+        return boards.permute(2, 0, 1, 3).reshape(-1, *obs.shape[1:])
+
+    def averaged(self, logits: torch.Tensor) -> torch.Tensor:
+        """Image-major logits ``(G * B, A)`` mapped back to the original orientation and
+        averaged: ``(B, A)``."""
+        groups = len(self.cells)
+        logits = logits.reshape(groups, -1, logits.shape[-1])
+        index = self.to_image.unsqueeze(1).expand(-1, logits.shape[1], -1)
+        return logits.gather(2, index).mean(dim=0)
+
+    def heads(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
+        """The averaged action logits ``(B, A)`` and values ``(B, 1)`` of a batch of boards."""
+        logits, values = heads_of(self, self.images(obs))
+        return (self.averaged(logits),
+                values.reshape(len(self.cells), -1).mean(dim=0).unsqueeze(1))
+
+    def masked_distribution(self, logits: torch.Tensor, action_masks: Any) -> Any:
+        """SB3's masked categorical distribution over ``logits``."""
+        distribution = self.action_dist.proba_distribution(action_logits=logits)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def forward(self, obs: torch.Tensor, deterministic: bool = False,
+                action_masks: Any = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Actions, values and log-probabilities, as SB3's forward."""
+        logits, values = self.heads(obs)
+        distribution = self.masked_distribution(logits, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        return (actions.reshape((-1, *self.action_space.shape)), values,  # type: ignore[misc]
+                distribution.log_prob(actions))
+
+    def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
+                         action_masks: Any = None
+                         ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Values, log-likelihoods of ``actions`` and entropies, as SB3's."""
+        logits, values = self.heads(obs)
+        distribution = self.masked_distribution(logits, action_masks)
+        return values, distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:
+        """The masked action distribution of the averaged logits."""
+        return self.masked_distribution(action_logits(self, obs), action_masks)
+
+    def predict_values(self, obs: PyTorchObs) -> torch.Tensor:
+        """The averaged values ``(B, 1)``."""
+        return self.heads(obs)[1]
+
+
 def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:
     """The action logits (unnormalised, unmasked) of ``policy`` for a batch of boards ``obs``.
 
     The one place that runs a policy's actor: extractor, actor layers, action layer; for a
-    ``SymmetricPolicy`` on the canonical images, mapped back to the original orientation.
+    ``SymmetricPolicy`` on the canonical images, mapped back to the original orientation;
+    for an ``AveragedPolicy`` on every image, mapped back and averaged.
     """
     if isinstance(policy, SymmetricPolicy):
         image, chosen = policy.canonical(obs)
         return action_logits_of(policy, image).gather(1, policy.to_image[chosen])
+    if isinstance(policy, AveragedPolicy):
+        return policy.averaged(action_logits_of(policy, policy.images(obs)))
     return action_logits_of(policy, obs)
 
 
@@ -462,6 +564,9 @@ def logits_and_values(policy: MaskableActorCriticPolicy, obs: PyTorchObs
         image, chosen = policy.canonical(obs)
         logits, values = heads_of(policy, image)
         return logits.gather(1, policy.to_image[chosen]), values
+    if isinstance(policy, AveragedPolicy):
+        logits, values = policy.heads(obs)
+        return logits, values.reshape(-1)
     return heads_of(policy, obs)
 
 
@@ -480,6 +585,7 @@ def heads_of(policy: MaskableActorCriticPolicy, obs: PyTorchObs
 POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
     "MaskableActorCriticPolicy": MaskableActorCriticPolicy,
     "SymmetricPolicy": SymmetricPolicy,
+    "AveragedPolicy": AveragedPolicy,
 }
 """The policy classes a checkpoint may name (its architecture record's ``class``)."""
 EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"BoardCNN": BoardCNN}

@@ -82,6 +82,9 @@ class TrainConfig:
             cell, the cell each four-in-a-row move fills (``agents.networks.landing_features``).
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
+        average_symmetries: the policy averages its logits and values over every symmetric
+            image of the board (``agents.networks.AveragedPolicy``; one network pass per
+            image); not with ``symmetric``.
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_games: games per opponent in each evaluation (first player random per game,
@@ -184,6 +187,7 @@ class TrainConfig:
     parity: bool = False
     landing: bool = False
     symmetric: bool = False
+    average_symmetries: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_games: int = 100
@@ -277,6 +281,9 @@ class TrainConfig:
                              "vectorization=dummy or set teacher_skip=[]")
         if self.snapshot_weight <= 0:
             raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
+        if self.symmetric and self.average_symmetries:
+            raise ValueError("symmetric (one canonical image) and average_symmetries (every "
+                             "image) are two policies; set one of them to false")
         plies = self.opening_plies
         if plies is not None and (len(plies) != OPENING_BOUNDS or min(plies) < 0
                                   or plies[0] > plies[1]):

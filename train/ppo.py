@@ -128,11 +128,18 @@ def check_quality(config: TrainConfig) -> None:
                             board_kwargs(config.env_kwargs), config.eval_quality_positions)
 
 
+POLICY_CLASSES = {(False, False): "MaskableActorCriticPolicy", (True, False): "SymmetricPolicy",
+                  (False, True): "AveragedPolicy"}
+"""The policy class of each ``(symmetric, average_symmetries)`` (``TrainConfig`` refuses
+both)."""
+
+
 def config_architecture(config: TrainConfig) -> dict[str, Any]:
     """The architecture record (``agents.policy.architecture_of``) of ``config``'s policy:
-    ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, SB3's Tanh heads."""
+    ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, ``AveragedPolicy``
+    when ``config.average_symmetries``, SB3's Tanh heads."""
     return {
-        "class": "SymmetricPolicy" if config.symmetric else "MaskableActorCriticPolicy",
+        "class": POLICY_CLASSES[(config.symmetric, config.average_symmetries)],
         "features_extractor": "BoardCNN",
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
                                       "features_dim": config.features_dim,
@@ -157,6 +164,7 @@ def architecture_settings(architecture: dict[str, Any]) -> dict[str, Any]:
                 if parameter.default is not inspect.Parameter.empty}
     return {**defaults, **architecture["features_extractor_kwargs"],
             "symmetric": architecture["class"] == "SymmetricPolicy",
+            "average_symmetries": architecture["class"] == "AveragedPolicy",
             "net_arch": architecture["net_arch"]["pi"]}
 
 
