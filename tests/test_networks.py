@@ -1,4 +1,5 @@
-"""The networks' symmetries: ``board_symmetries`` and ``SymmetricPolicy``, through their API."""
+"""The networks' symmetries (``board_symmetries``, ``SymmetricPolicy``, ``AveragedPolicy``)
+and computed input planes, through their API."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from hypothesis import strategies as st
 
 from boardgym.agents.networks import (
+    AveragedPolicy,
     BoardCNN,
     SymmetricPolicy,
     action_logits,
@@ -37,12 +40,13 @@ SQUARE: list[Transform] = [
 MIRROR: list[Transform] = [IDENTITY, np.fliplr]
 
 
-def make_policy(rules: ModuleType) -> SymmetricPolicy:
-    """An untrained symmetric policy for ``rules``' default board (random weights)."""
+def make_policy(rules: ModuleType, kind: type[MaskableActorCriticPolicy] = SymmetricPolicy
+                ) -> MaskableActorCriticPolicy:
+    """An untrained policy of class ``kind`` for ``rules``' default board (random weights)."""
     torch.manual_seed(0)
     state = rules.initial_state()
     shape = rules.observation(state).shape
-    policy = SymmetricPolicy(
+    policy = kind(
         gym.spaces.Box(0, 1, shape, np.uint8), gym.spaces.Discrete(rules.legal_mask(state).size),
         lambda _: 1e-3, features_extractor_class=BoardCNN,
         features_extractor_kwargs={"channels": 8, "blocks": 1, "features_dim": 32},
@@ -74,6 +78,7 @@ def test_board_symmetries_refuse_other_action_spaces() -> None:
         board_symmetries(6, 7, 13)
 
 
+@pytest.mark.parametrize("kind", [SymmetricPolicy, AveragedPolicy])
 @pytest.mark.parametrize(("rules", "transforms"), [
     pytest.param(reversi, SQUARE, id="reversi"),
     pytest.param(tictactoe, SQUARE, id="tictactoe"),
@@ -82,8 +87,9 @@ def test_board_symmetries_refuse_other_action_spaces() -> None:
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_symmetric_policy_mirrors_moves_and_keeps_values(
-        rules: ModuleType, transforms: list[Transform], seed: int) -> None:
-    policy = make_policy(rules)
+        rules: ModuleType, transforms: list[Transform], kind: type[MaskableActorCriticPolicy],
+        seed: int) -> None:
+    policy = make_policy(rules, kind)
     rng = np.random.default_rng(seed)
     state = random_position(rules, rng, int(rng.integers(0, 40)))
     board, mask = rules.observation(state), rules.legal_mask(state)
@@ -98,6 +104,42 @@ def test_symmetric_policy_mirrors_moves_and_keeps_values(
             np.testing.assert_allclose(image_logits, logits[moves], atol=1e-5)
         image_value = policy.predict_values(torch.as_tensor(image[None], dtype=torch.float32))
         torch.testing.assert_close(image_value, value)
+
+
+@pytest.mark.parametrize(("rules", "transforms"), [
+    pytest.param(reversi, SQUARE, id="reversi"),
+    pytest.param(four_in_a_row, MIRROR, id="four_in_a_row"),
+])
+def test_averaged_policy_is_the_mean_of_the_plain_network_over_the_images(
+        rules: ModuleType, transforms: list[Transform]) -> None:
+    """With the same weights, ``AveragedPolicy``'s logits and value are the plain policy's on
+    each image, mapped back to the board's moves, averaged; its masked moves are legal."""
+    averaged = make_policy(rules, AveragedPolicy)
+    plain = make_policy(rules, MaskableActorCriticPolicy)
+    plain.load_state_dict(averaged.state_dict())
+    plain.set_training_mode(False)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        state = random_position(rules, rng, int(rng.integers(0, 30)))
+        board, mask = rules.observation(state), rules.legal_mask(state)
+        logits = np.zeros(mask.size)
+        value = torch.zeros(1, 1)
+        for transform in transforms:
+            image = torch.as_tensor(np.stack([transform(plane) for plane in board])[None],
+                                    dtype=torch.float32)
+            with torch.inference_mode():
+                logits[action_map(rules, state, transform)] += action_logits(plain, image)[0].numpy()
+                value += plain.predict_values(image)
+        with torch.inference_mode():
+            obs = torch.as_tensor(board[None], dtype=torch.float32)
+            np.testing.assert_allclose(action_logits(averaged, obs)[0].numpy(),
+                                       logits / len(transforms), atol=1e-5)
+            torch.testing.assert_close(averaged.predict_values(obs), value / len(transforms))
+            both = logits_and_values(averaged, obs)
+            torch.testing.assert_close(both[0], action_logits(averaged, obs))
+            torch.testing.assert_close(both[1], averaged.predict_values(obs).reshape(-1))
+            actions, _, _ = averaged.forward(obs, deterministic=True, action_masks=mask[None])
+        assert mask[int(actions[0])]
 
 
 @pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])

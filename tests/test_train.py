@@ -77,11 +77,16 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
     assert agent is not None
 
 
-@pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])
-def test_symmetric_policy_trains_saves_and_plays(game: str, tmp_path: Path) -> None:
-    run = train_tiny(game, tmp_path, 1024, "--set", "symmetric=true")
+@pytest.mark.parametrize(("game", "key", "kind"), [
+    ("reversi", "symmetric", "SymmetricPolicy"),
+    ("four_in_a_row", "symmetric", "SymmetricPolicy"),
+    ("four_in_a_row", "average_symmetries", "AveragedPolicy"),
+])
+def test_symmetric_policy_trains_saves_and_plays(game: str, key: str, kind: str,
+                                                 tmp_path: Path) -> None:
+    run = train_tiny(game, tmp_path, 1024, "--set", f"{key}=true")
     network, metadata = load_network(run / "checkpoints" / "last.zip")
-    assert type(network).__name__ == "SymmetricPolicy" == metadata["policy"]["class"]
+    assert type(network).__name__ == kind == metadata["policy"]["class"]
     result = play_match(game, str(run / "checkpoints" / "last.zip"), "random", games=4)
     assert result.a_wins + result.b_wins + result.ties == 4
 
@@ -262,5 +267,16 @@ def test_mobility_is_refused_outside_reversi(tmp_path: Path,
         ppo.main(["tictactoe", "--runs-dir", str(tmp_path), "--set", "mobility=true"])
     error = capsys.readouterr().err
     assert "mobility planes are Reversi's" in error and "--set mobility=false" in error
+    assert len(error.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_one_symmetric_policy_at_a_time(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        ppo.main(["four_in_a_row", "--runs-dir", str(tmp_path), "--set", "symmetric=true",
+                  "--set", "average_symmetries=true"])
+    error = capsys.readouterr().err
+    assert "average_symmetries" in error and "set one of them to false" in error
     assert len(error.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())
