@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from hypothesis import strategies as st
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from boardgym.agents.networks import (
     AveragedPolicy,
@@ -128,7 +128,8 @@ def test_averaged_policy_is_the_mean_of_the_plain_network_over_the_images(
             image = torch.as_tensor(np.stack([transform(plane) for plane in board])[None],
                                     dtype=torch.float32)
             with torch.inference_mode():
-                logits[action_map(rules, state, transform)] += action_logits(plain, image)[0].numpy()
+                moves = action_map(rules, state, transform)
+                logits[moves] += action_logits(plain, image)[0].numpy()
                 value += plain.predict_values(image)
         with torch.inference_mode():
             obs = torch.as_tensor(board[None], dtype=torch.float32)
