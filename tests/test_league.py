@@ -249,6 +249,16 @@ def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> No
     assert read_metadata(run / "checkpoints" / "best.zip")["num_timesteps"] == best_step
 
 
+def test_eval_start_makes_the_starting_network_a_candidate(tmp_path: Path) -> None:
+    # learning rate 0: every evaluation equals the first, the one at step 0, which stays best
+    run = train_tiny(tmp_path, 1024, "--set", "eval_every=512", "--set", "learning_rate=0",
+                     "--set", "eval_start=true")
+    history = json.loads((run / "eval.json").read_text())
+    assert [record["step"] for record in history] == [0, 512, 1024]
+    assert json.loads((run / "best.json").read_text())["step"] == 0
+    assert (run / "checkpoints" / "step_0.zip").is_file()
+
+
 def test_patience_stops_a_run_that_stopped_improving(tmp_path: Path) -> None:
     # learning rate 0: every evaluation equals the first, so the second is no new best
     run = train_tiny(tmp_path, 8192, "--set", "eval_every=512", "--set", "learning_rate=0",

@@ -222,7 +222,8 @@ class RunCallback(BaseCallback):
     def _init_callback(self) -> None:
         config = self.run.config
         step = self.model.num_timesteps
-        self.next_eval = next_multiple(step, config.eval_every)
+        self.next_eval = 0 if config.eval_start and step == 0 else next_multiple(
+            step, config.eval_every)
         self.next_checkpoint = next_multiple(step, config.checkpoint_every)
 
     def _on_step(self) -> bool:

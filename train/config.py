@@ -87,6 +87,8 @@ class TrainConfig:
             image); not with ``symmetric``.
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
+        eval_start: also evaluate the network a new run starts from (pretrained, or
+            ``init_from``) at step 0, so that ``best.zip`` may be it.
         eval_games: games per opponent in each evaluation (first player random per game,
             or with ``eval_openings`` two games per opening, seats swapped; then even).
         eval_opponents: agent specs the learner is evaluated against.
@@ -190,6 +192,7 @@ class TrainConfig:
     average_symmetries: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
+    eval_start: bool = False
     eval_games: int = 100
     eval_opponents: list[str] = field(default_factory=lambda: ["random"])
     eval_openings: int = 0
