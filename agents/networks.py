@@ -1,5 +1,6 @@
-"""Networks for board observations from 3x3 to 8x8: a small residual CNN feature extractor
-and a policy that plays every board in one canonical orientation.
+"""Networks for board observations from 3x3 to 8x8: a small residual CNN feature extractor,
+a policy that plays every board in one canonical orientation, and one that averages itself
+over every orientation.
 
 SB3's ``NatureCNN`` strides its 8x8 kernels by 4 and needs boards of 36x36 or more; board
 games want the opposite: 3x3 convolutions that keep the board size (``padding=1``), a few
