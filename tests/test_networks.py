@@ -145,7 +145,7 @@ def test_averaged_policy_is_the_mean_of_the_plain_network_over_the_images(
 
 @pytest.mark.parametrize("game", ["reversi", "four_in_a_row"])
 def test_logits_and_values_are_the_actor_and_the_critic_in_one_pass(game: str) -> None:
-    """On the shipped checkpoints (a ``SymmetricPolicy`` for Reversi, a plain one for
+    """On the shipped checkpoints (a ``SymmetricPolicy`` for Reversi, an ``AveragedPolicy`` for
     four-in-a-row): ``logits_and_values`` equals ``action_logits`` and ``predict_values``."""
     policy, _ = load_network(f"checkpoints/{game}.zip")
     rules = GAMES[game].rules
