@@ -84,7 +84,8 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
 ])
 def test_symmetric_policy_trains_saves_and_plays(game: str, key: str, kind: str,
                                                  tmp_path: Path) -> None:
-    run = train_tiny(game, tmp_path, 1024, "--set", f"{key}=true")
+    other = "average_symmetries" if key == "symmetric" else "symmetric"
+    run = train_tiny(game, tmp_path, 1024, "--set", f"{key}=true", "--set", f"{other}=false")
     network, metadata = load_network(run / "checkpoints" / "last.zip")
     assert type(network).__name__ == kind == metadata["policy"]["class"]
     result = play_match(game, str(run / "checkpoints" / "last.zip"), "random", games=4)
