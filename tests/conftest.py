@@ -7,9 +7,52 @@ do on a fresh checkout; each worker compiles into its own folder instead.
 
 import os
 import tempfile
+from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(),
                                                       f"boardgym-numba-{WORKER}"))
+
+
+def pytest_sessionstart(session: object) -> None:
+    """Compile the exact solvers into this process's numba cache before any test runs.
+
+    Tests start processes of their own (local workers, Ray tasks) that inherit the cache
+    folder; with every solver compiled first, they only ever load it and never compile one
+    function at the same time as each other. Without numba (no ``solvers`` extra) there is
+    nothing to compile.
+    """
+    try:
+        from boardgym.agents.solvers import four_in_a_row as connect_solver
+        from boardgym.agents.solvers import reversi as reversi_solver
+    except ImportError:
+        return
+    import numpy as np
+
+    from boardgym.envs.games import four_in_a_row, reversi
+
+    for rules, solve, stones in ((reversi, reversi_solver.counted_move_scores, 56),
+                                 (four_in_a_row, connect_solver.column_scores, 28)):
+        for seed in range(SEEDS):  # random games until one reaches ``stones`` unfinished
+            if solved_late_position(rules, solve, stones, np.random.default_rng(seed)):
+                break
+
+
+SEEDS = 20
+"""Random games tried for a late position to solve (one almost always suffices)."""
+
+
+def solved_late_position(rules: Any, solve: Any, stones: int, rng: Any) -> bool:
+    """Play ``rules``' game at random until it has ``stones`` stones, then ``solve`` that
+    position; False if the game ends first."""
+    import numpy as np
+
+    state = rules.initial_state()
+    while not rules.is_terminal(state):
+        if int(np.bitwise_count(np.uint64(int(state.me) | int(state.opp)))) >= stones:
+            solve(state)
+            return True
+        state = rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+    return False
