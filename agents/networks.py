@@ -374,6 +374,28 @@ def register_symmetries(policy: nn.Module, observation_space: gym.spaces.Space,
     return int(planes)
 
 
+def board_batch(policy: nn.Module, obs: PyTorchObs) -> torch.Tensor:
+    """``obs`` as the one tensor of boards a symmetric policy maps.
+
+    Raises:
+        TypeError: ``obs`` is not a tensor (a dict observation, say).
+    """
+    if not isinstance(obs, torch.Tensor):
+        raise TypeError(f"{type(policy).__name__} takes a batch of boards as one tensor, got "
+                        f"{type(obs).__name__}")
+    return obs
+
+
+def masked_distribution(policy: MaskableActorCriticPolicy, logits: torch.Tensor,
+                        action_masks: Any) -> Any:
+    """SB3's masked categorical distribution of ``policy`` over ``logits`` (original
+    orientation); ``action_masks`` None: unmasked."""
+    distribution = policy.action_dist.proba_distribution(action_logits=logits)
+    if action_masks is not None:
+        distribution.apply_masking(action_masks)
+    return distribution
+
+
 class SymmetricPolicy(MaskableActorCriticPolicy):
     """A ``MaskableActorCriticPolicy`` that sees every board in one canonical orientation.
 
@@ -405,9 +427,7 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
 
     def canonical(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
         """The canonical image of each board in ``obs`` and which symmetry made it."""
-        if not isinstance(obs, torch.Tensor):
-            raise TypeError(f"SymmetricPolicy takes a batch of boards as one tensor, got "
-                            f"{type(obs).__name__}")
+        obs = board_batch(self, obs)
         batch, planes = obs.shape[:2]
         boards = obs.reshape(batch, planes, -1)
         keys = ((boards != 0).reshape(batch, -1).double() @ self.keys).reshape(
@@ -441,10 +461,7 @@ class SymmetricPolicy(MaskableActorCriticPolicy):
 
     def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:
         """The masked action distribution over original-orientation actions."""
-        distribution = self.action_dist.proba_distribution(action_logits=action_logits(self, obs))
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return distribution
+        return masked_distribution(self, action_logits(self, obs), action_masks)
 
     def predict_values(self, obs: PyTorchObs) -> torch.Tensor:
         """Values of the boards (those of their canonical images)."""
@@ -481,9 +498,7 @@ class AveragedPolicy(MaskableActorCriticPolicy):
     def images(self, obs: PyTorchObs) -> torch.Tensor:
         """Every image of each board of ``obs`` ``(B, planes, rows, cols)``, image-major:
         ``(G * B, planes, rows, cols)``, rows ``g * B ... g * B + B - 1`` image ``g``."""
-        if not isinstance(obs, torch.Tensor):
-            raise TypeError(f"AveragedPolicy takes a batch of boards as one tensor, got "
-                            f"{type(obs).__name__}")
+        obs = board_batch(self, obs)
         batch, planes = obs.shape[:2]
         boards = obs.reshape(batch, planes, -1)[:, :, self.cells]  # (B, planes, G, cells)
         return boards.permute(2, 0, 1, 3).reshape(-1, *obs.shape[1:])
@@ -502,18 +517,11 @@ class AveragedPolicy(MaskableActorCriticPolicy):
         return (self.averaged(logits),
                 values.reshape(len(self.cells), -1).mean(dim=0).unsqueeze(1))
 
-    def masked_distribution(self, logits: torch.Tensor, action_masks: Any) -> Any:
-        """SB3's masked categorical distribution over ``logits``."""
-        distribution = self.action_dist.proba_distribution(action_logits=logits)
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return distribution
-
     def forward(self, obs: torch.Tensor, deterministic: bool = False,
                 action_masks: Any = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Actions, values and log-probabilities, as SB3's forward."""
         logits, values = self.heads(obs)
-        distribution = self.masked_distribution(logits, action_masks)
+        distribution = masked_distribution(self, logits, action_masks)
         actions = distribution.get_actions(deterministic=deterministic)
         return (actions.reshape((-1, *self.action_space.shape)), values,  # type: ignore[misc]
                 distribution.log_prob(actions))
@@ -523,12 +531,12 @@ class AveragedPolicy(MaskableActorCriticPolicy):
                          ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Values, log-likelihoods of ``actions`` and entropies, as SB3's."""
         logits, values = self.heads(obs)
-        distribution = self.masked_distribution(logits, action_masks)
+        distribution = masked_distribution(self, logits, action_masks)
         return values, distribution.log_prob(actions), distribution.entropy()
 
     def get_distribution(self, obs: PyTorchObs, action_masks: Any = None) -> Any:
         """The masked action distribution of the averaged logits."""
-        return self.masked_distribution(action_logits(self, obs), action_masks)
+        return masked_distribution(self, action_logits(self, obs), action_masks)
 
     def predict_values(self, obs: PyTorchObs) -> torch.Tensor:
         """The averaged values ``(B, 1)``."""
