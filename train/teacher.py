@@ -60,7 +60,7 @@ from boardgym import agents
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.az.search import softmax
-from boardgym.agents.networks import action_logits
+from boardgym.agents.networks import logits_and_values
 from boardgym.agents.policy import PolicyEvaluator, board_kwargs, initial_state
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
@@ -229,14 +229,14 @@ def distillation_loss(policy: Any, targets: Targets, vf_coef: float
     the teacher's policy to the learner's over the legal moves, plus ``vf_coef`` times the
     mean squared gap between the learner's values and the teacher's over the positions that
     have one (0 when none has)."""
-    learner_logp = masked_log_softmax(action_logits(policy, targets.obs), targets.masks)
+    logits, values = logits_and_values(policy, targets.obs)
+    learner_logp = masked_log_softmax(logits, targets.masks)
     teacher = targets.policy
     kl = (torch.xlogy(teacher, teacher) - teacher * learner_logp).sum(1).mean()
     known = torch.isfinite(targets.values)
     if not known.any():
         return kl, kl, torch.zeros(())
-    value_error = functional.mse_loss(policy.predict_values(targets.obs[known]).flatten(),
-                                      targets.values[known])
+    value_error = functional.mse_loss(values[known], targets.values[known])
     return kl + vf_coef * value_error, kl, value_error
 
 
