@@ -113,6 +113,31 @@ def test_the_targets_are_the_best_moves_and_the_outcome(labelled: Path) -> None:
         assert float(targets.values[row]) == (position.best > 0) - (position.best < 0)
 
 
+def test_the_children_teach_the_value_one_move_on(labelled: Path) -> None:
+    """Each non-terminal position one move after a label (its text: one more column) follows
+    the labels with the exact outcome for its mover and no policy target."""
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    positions = training_positions(config)
+    rules = game_record(GAME).rules
+    expected = []
+    for position in positions:
+        for action, value in position.values.items():
+            child = rules.parse(position.text + str(action + 1))
+            if not rules.is_terminal(child):
+                expected.append((rules.observation(child).tobytes(), -int(np.sign(value))))
+    plain = targets_of(config, positions)
+    both = targets_of(TrainConfig(game=GAME, pretrain_positions=str(labelled),
+                                  pretrain_children=True), positions)
+    count = len(positions)
+    assert len(both.values) == count + len(expected) and expected
+    for field, head in zip(both, plain, strict=True):
+        assert torch.equal(field[:count], head)
+    assert not both.policy[count:].any()
+    children = [(obs.to(torch.uint8).numpy().tobytes(), int(value))
+                for obs, value in zip(both.obs[count:], both.values[count:], strict=True)]
+    assert sorted(children) == sorted(expected)
+
+
 def test_the_positions_that_judge_quality_are_dropped(labelled: Path, tmp_path: Path) -> None:
     judged = default_positions(game_record(GAME)).read_text(encoding="utf-8").splitlines()
     mixed = tmp_path / "mixed.jsonl"

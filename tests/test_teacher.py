@@ -215,6 +215,25 @@ def test_positions_without_a_teacher_value_train_the_policy_alone() -> None:
     assert with_value[2].item() > 0.0 and with_value[0].item() > kl.item()
 
 
+def test_positions_without_a_policy_target_train_the_value_alone() -> None:
+    """A row of zeros in the policy leaves the KL (a mean over the taught rows) as it was."""
+    policy = load_network(ROOT / "checkpoints" / "tictactoe.zip")[0]
+    rules = game("tictactoe").rules
+    boards = [rules.initial_state(), rules.apply(rules.initial_state(), 4)]
+    obs = torch.as_tensor(np.array([rules.observation(board) for board in boards]),
+                          dtype=torch.float32)
+    masks = torch.as_tensor(np.array([rules.legal_mask(board) for board in boards]))
+    centre = torch.zeros((2, 9))
+    centre[0, 4] = 1.0
+    values = torch.tensor([0.0, 1.0])
+    _, kl, _ = distillation_loss(policy, Targets(obs, masks, centre, values), 0.5)
+    _, first_kl, _ = distillation_loss(policy, Targets(obs[:1], masks[:1], centre[:1],
+                                                       values[:1]), 0.5)
+    assert torch.allclose(kl, first_kl)
+    untaught = distillation_loss(policy, Targets(obs[1:], masks[1:], centre[1:], values[1:]), 0.5)
+    assert untaught[1].item() == 0.0 and untaught[2].item() > 0.0
+
+
 @pytest.mark.parametrize(("teacher", "message"), [
     (str(ROOT / "checkpoints" / "reversi_az.zip"), "trained for 'reversi'"),
     (str(ROOT / "checkpoints" / "tictactoe.zip"), "not an az checkpoint"),

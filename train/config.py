@@ -158,6 +158,10 @@ class TrainConfig:
         pretrain_rehearsal: minibatch steps of the pretraining loss on
             ``pretrain_positions`` before each rollout, with PPO's optimizer
             (``train.pretrain.Rehearsal``); 0: none.
+        pretrain_children: with an exactly labelled ``pretrain_positions``, also train the
+            value head on every position one move after a label (its exact outcome, from
+            the label's value of that move; no policy target): up to a move count times
+            the value labels.
     """
 
     game: str
@@ -223,6 +227,7 @@ class TrainConfig:
     pretrain_batch_size: int | None = None
     pretrain_symmetries: bool = False
     pretrain_rehearsal: int = 0
+    pretrain_children: bool = False
 
     def __post_init__(self) -> None:
         self.game = canonical_name(self.game)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import torch
@@ -41,6 +41,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from boardgym.agents.az.network import Symmetries
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Rules
 from boardgym.train.config import TrainConfig
 from boardgym.train.moves import MoveLabel, is_move_set, load_moves
 from boardgym.train.quality import (
@@ -112,10 +113,32 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
         best = [action for action in label.values if label.is_best(action)]
         policy[row, best] = 1.0 / len(best)
         outcomes[row] = np.sign(label.best)
+    if config.pretrain_children:
+        states, policy, outcomes = with_children(rules, labels, states, policy, outcomes)
     targets = as_targets(np.array([rules.observation(state) for state in states]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
                          outcomes)
     return symmetric_images(targets) if config.pretrain_symmetries else targets
+
+
+def with_children(rules: Rules, labels: list[Label], states: list[Any], policy: np.ndarray,
+                  outcomes: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """``states``, ``policy`` and ``outcomes`` followed by the children of the exact labels
+    (``pretrain_children``): every non-terminal position one legal move after one, its
+    outcome for its side to move (the sign of the label's value of the move, negated when
+    the turn passed to the other side) and a policy row of zeros (no policy target)."""
+    children, values = [], []
+    for label, state in zip(labels, states, strict=True):
+        if isinstance(label, MoveLabel):
+            continue
+        for action, value in label.values.items():
+            child = rules.apply(state, action)
+            if not rules.is_terminal(child):
+                children.append(child)
+                values.append(np.sign(value) * (1 if child.to_move == state.to_move else -1))
+    empty = np.zeros((len(children), policy.shape[1]), dtype=policy.dtype)
+    return ([*states, *children], np.concatenate([policy, empty]),
+            np.concatenate([outcomes, np.array(values, dtype=outcomes.dtype)]))
 
 
 def symmetric_images(targets: Targets) -> Targets:

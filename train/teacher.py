@@ -214,7 +214,8 @@ class Targets(NamedTuple):
     masks: torch.Tensor
     """``(B, A)`` the legal moves (bool)."""
     policy: torch.Tensor
-    """``(B, A)`` the teacher's move probabilities (0 on illegal moves, rows sum to 1)."""
+    """``(B, A)`` the teacher's move probabilities (0 on illegal moves, rows sum to 1; a row
+    of zeros: no policy target, the position teaches the value only)."""
     values: torch.Tensor
     """``(B,)`` the teacher's values for the side to move (NaN: none)."""
 
@@ -226,13 +227,15 @@ class Targets(NamedTuple):
 def distillation_loss(policy: Any, targets: Targets, vf_coef: float
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``(loss, kl, value_error)`` of ``policy`` on a batch of ``targets``: the mean KL from
-    the teacher's policy to the learner's over the legal moves, plus ``vf_coef`` times the
-    mean squared gap between the learner's values and the teacher's over the positions that
-    have one (0 when none has)."""
+    the teacher's policy to the learner's over the legal moves on the positions that have a
+    policy target (0 when none has), plus ``vf_coef`` times the mean squared gap between the
+    learner's values and the teacher's over the positions that have one (0 when none has)."""
     logits, values = logits_and_values(policy, targets.obs)
     learner_logp = masked_log_softmax(logits, targets.masks)
     teacher = targets.policy
-    kl = (torch.xlogy(teacher, teacher) - teacher * learner_logp).sum(1).mean()
+    taught = teacher.sum(1) > 0
+    kl = (torch.xlogy(teacher, teacher) - teacher * learner_logp).sum(1)[taught].sum() \
+        / taught.sum().clamp(min=1)
     known = torch.isfinite(targets.values)
     if not known.any():
         return kl, kl, torch.zeros(())
