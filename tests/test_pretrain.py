@@ -28,7 +28,7 @@ TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "b
         "--set", "opponents=[random]", "--set", "eval_bar={}", "--set", "opponent_weights=null",
         "--set", "eval_every=128", "--set", "checkpoint_every=128", "--set", "eval_quality=0",
         "--set", "teacher=null", "--set", "init_from=null", "--set", "pretrain_positions=null",
-        "--set", "pretrain_symmetries=false",
+        "--set", "pretrain_symmetries=false", "--set", "pretrain_children=false",
         "--set", "opening_plies=null",
         "--set", "channels=8", "--set", "blocks=1", "--set", "features_dim=32",
         "--set", "windows=false",

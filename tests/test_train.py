@@ -69,7 +69,8 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
     assert config["game"] == game and config["total_timesteps"] == steps
     assert (run / "command.txt").read_text().startswith(f"boardgym train {game} --timesteps")
     history = json.loads((run / "eval.json").read_text())
-    assert [r["step"] for r in history] == [steps // 2, steps]
+    start = [0] if config["eval_start"] else []
+    assert [r["step"] for r in history] == [*start, steps // 2, steps]
     assert set(history[-1]["win_rates"]) == {"random"}
     assert read_metadata(run / "checkpoints" / "last.zip")["num_timesteps"] == steps
     assert any((run / "tb").rglob("events.out.tfevents*"))
