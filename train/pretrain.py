@@ -20,6 +20,10 @@ steps of the same loss on the labels, with PPO's optimizer (``Rehearsal``), so P
 wash out what the labels taught.
 With ``pretrain_symmetries: true`` each position also counts as each of its symmetric images
 (``symmetric_images``): the games are symmetric, so the images' labels are exact too.
+With ``pretrain_children: true`` the value head also learns every non-terminal position one
+move after an exact label (``with_children``): the label's value of the move is that
+position's exact outcome; such rows carry no policy target, and the KL averages over the rows
+that do.
 
 Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
 quality`` and ``eval_quality`` judge) and of ``eval_quality_positions`` are dropped, so a run
