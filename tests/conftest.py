@@ -31,12 +31,12 @@ def pytest_sessionstart(session: object) -> None:
         return
     import numpy as np
 
-    from boardgym.envs.games import four_in_a_row, reversi
+    from boardgym.envs.games import game
 
-    for rules, solve, stones in ((reversi, reversi_solver.counted_move_scores, 56),
-                                 (four_in_a_row, connect_solver.column_scores, 28)):
+    for name, solve, stones in (("reversi", reversi_solver.counted_move_scores, 56),
+                                ("four_in_a_row", connect_solver.column_scores, 28)):
         for seed in range(SEEDS):  # random games until one reaches ``stones`` unfinished
-            if solved_late_position(rules, solve, stones, np.random.default_rng(seed)):
+            if solved_late_position(game(name), solve, stones, np.random.default_rng(seed)):
                 break
 
 
@@ -44,15 +44,16 @@ SEEDS = 20
 """Random games tried for a late position to solve (one almost always suffices)."""
 
 
-def solved_late_position(rules: Any, solve: Any, stones: int, rng: Any) -> bool:
-    """Play ``rules``' game at random until it has ``stones`` stones, then ``solve`` that
+def solved_late_position(record: Any, solve: Any, count: int, rng: Any) -> bool:
+    """Play ``record``'s game at random until it has ``count`` stones, then ``solve`` that
     position; False if the game ends first."""
-    import numpy as np
+    from boardgym.train.positions import legal_actions, stones
 
+    rules = record.rules
     state = rules.initial_state()
     while not rules.is_terminal(state):
-        if int(np.bitwise_count(np.uint64(int(state.me) | int(state.opp)))) >= stones:
+        if stones(state) >= count:
             solve(state)
             return True
-        state = rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state)))))
+        state = rules.apply(state, int(rng.choice(legal_actions(record, state))))
     return False
