@@ -148,16 +148,25 @@ def landing_features(planes: torch.Tensor, observations: torch.Tensor) -> torch.
 
 
 class ResidualBlock(nn.Module):
-    """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``."""
+    """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``.
 
-    def __init__(self, channels: int) -> None:
+    With ``gated``, the branch is scaled by a learned scalar that starts at 0 (SkipInit, De
+    and Smith 2020): ``relu(x + gate * conv(relu(conv(x))))``. A new tower of such blocks
+    then computes what the stem alone does and grows its depth as the gates open, so a deep
+    tower trains at the rates a shallow one does. The gate is a parameter, not a layer, so
+    SB3's orthogonal initialisation of every convolution leaves it at 0.
+    """
+
+    def __init__(self, channels: int, gated: bool = False) -> None:
         super().__init__()
         self.conv1 = nn.Conv2d(channels, channels, KERNEL, padding=PADDING)
         self.conv2 = nn.Conv2d(channels, channels, KERNEL, padding=PADDING)
+        self.gate = nn.Parameter(torch.zeros(())) if gated else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The block's output, same shape as ``x``."""
-        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+        branch = self.conv2(torch.relu(self.conv1(x)))
+        return torch.relu(x + (branch if self.gate is None else self.gate * branch))
 
 
 FEATURE_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -198,6 +207,8 @@ class BoardCNN(BaseFeaturesExtractor):
             ``channels`` planes at each column's landing cell (``landing_features``): the
             cell a move in that column fills, which moves with the column's height, so a
             dense layer over fixed cells cannot pick it out by itself.
+        gated: each residual block's branch starts switched off (``ResidualBlock``'s gate):
+            towers of more than 2 blocks learn nothing at the pretraining's 1e-3 without it.
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
@@ -209,7 +220,7 @@ class BoardCNN(BaseFeaturesExtractor):
                  features_dim: int = 256, mobility: bool = False,
                  features_activation: str = "relu", head_planes: int = 0,
                  threats: int = 0, windows: bool = False, parity: bool = False,
-                 landing: bool = False) -> None:
+                 landing: bool = False, gated: bool = False) -> None:
         shape = observation_space.shape
         if features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"BoardCNN features_activation must be one of "
@@ -242,7 +253,7 @@ class BoardCNN(BaseFeaturesExtractor):
                  + (THREAT_PLANES if threats else 0) + (WINDOW_PLANES if windows else 0)
                  + (PARITY_PLANES if parity else 0))
         self.stem = nn.Conv2d(planes + extra, channels, KERNEL, padding=PADDING)
-        self.blocks = nn.Sequential(*(ResidualBlock(channels) for _ in range(blocks)))
+        self.blocks = nn.Sequential(*(ResidualBlock(channels, gated) for _ in range(blocks)))
         self.squeeze = nn.Conv2d(channels, head_planes, 1) if head_planes else nn.Identity()
         self.head = nn.Linear((head_planes or channels) * rows * cols
                               + (channels * cols if landing else 0), features_dim)

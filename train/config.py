@@ -80,6 +80,9 @@ class TrainConfig:
             the side to move in four-in-a-row (``agents.networks.parity_plane``).
         landing: ``BoardCNN``'s feature layer also reads the tower at each column's landing
             cell, the cell each four-in-a-row move fills (``agents.networks.landing_features``).
+        gated: each of ``BoardCNN``'s residual blocks starts with its branch switched off by
+            a learned scalar gate at 0 (``agents.networks.ResidualBlock``), so that deep
+            towers train.
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
         average_symmetries: the policy averages its logits and values over every symmetric
@@ -192,6 +195,7 @@ class TrainConfig:
     windows: bool = False
     parity: bool = False
     landing: bool = False
+    gated: bool = False
     symmetric: bool = False
     average_symmetries: bool = False
     net_arch: list[int] = field(default_factory=lambda: [128])
