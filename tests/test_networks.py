@@ -301,3 +301,27 @@ def test_board_cnn_takes_the_parity_plane() -> None:
 def test_board_cnn_refuses_a_threat_line_that_cannot_be(threats: int) -> None:
     with pytest.raises(ValueError, match="threats is a line length from 2 to 7"):
         BoardCNN(gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), threats=threats)
+
+
+def test_a_new_gated_tower_computes_its_stem_alone_and_its_gates_learn() -> None:
+    """Gated blocks start switched off, even after SB3's orthogonal initialisation, so the
+    features equal those of the same network without blocks; a training step opens them."""
+    torch.manual_seed(0)
+    space = gym.spaces.Box(0, 1, (2, 6, 7), np.uint8)
+    kwargs = {"channels": 8, "features_dim": 32, "head_planes": 4, "threats": 4}
+    policy = MaskableActorCriticPolicy(
+        space, gym.spaces.Discrete(7), lambda _: 1e-2, features_extractor_class=BoardCNN,
+        features_extractor_kwargs={**kwargs, "blocks": 3, "gated": True}, net_arch=[16])
+    tower = policy.features_extractor
+    stem_only = BoardCNN(space, blocks=0, **kwargs)
+    stem_only.load_state_dict({name: value for name, value in tower.state_dict().items()
+                               if not name.startswith("blocks.")})
+    rng = np.random.default_rng(0)
+    boards = torch.as_tensor(np.stack([
+        four_in_a_row.observation(random_position(four_in_a_row, rng, moves=12))
+        for _ in range(16)]), dtype=torch.float32)
+    torch.testing.assert_close(tower(boards), stem_only(boards))
+    values = policy.predict_values(boards)
+    values.square().mean().backward()
+    policy.optimizer.step()
+    assert all(block.gate.item() != 0 for block in tower.blocks)
