@@ -208,7 +208,8 @@ class BoardCNN(BaseFeaturesExtractor):
             cell a move in that column fills, which moves with the column's height, so a
             dense layer over fixed cells cannot pick it out by itself.
         gated: each residual block's branch starts switched off (``ResidualBlock``'s gate):
-            towers of more than 2 blocks learn nothing at the pretraining's 1e-3 without it.
+            without it, 6 blocks of 32 channels (or 4 of 64) learn nothing at the four-in-a-row
+            pretraining's 1e-3.
 
     Raises:
         ValueError: the observation space is not a 3-d ``Box``, a size is not positive,
