@@ -50,7 +50,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from boardgym.agents.networks import (
     ACTIVATIONS,
     EXTRACTORS,
+    MAX_MEMBERS,
     POLICIES,
+    EnsemblePolicy,
     action_logits,
     logits_and_values,
 )
@@ -74,6 +76,8 @@ ARCHITECTURE_TYPES: dict[str, type] = {
     "class": str, "features_extractor": str, "features_extractor_kwargs": dict,
     "net_arch": dict, "activation": str, "share_features_extractor": bool}
 """Every key of the ``policy`` architecture record and its JSON type."""
+ENSEMBLE_TYPES: dict[str, type] = {**ARCHITECTURE_TYPES, "members": int}
+"""The keys of an ``EnsemblePolicy``'s record: the others and its number of members."""
 HEADS = ("pi", "vf")
 MAX_WIDTH = 4096
 """The widest layer (and most channels, blocks, features) a checkpoint may ask for."""
@@ -144,7 +148,7 @@ def architecture_of(policy: MaskableActorCriticPolicy) -> dict[str, Any]:
     """
     net_arch = policy.net_arch
     heads = net_arch if isinstance(net_arch, dict) else {head: net_arch for head in HEADS}
-    return {
+    record = {
         "class": class_name(type(policy), POLICIES, "policy class"),
         "features_extractor": class_name(policy.features_extractor_class, EXTRACTORS,
                                          "feature extractor"),
@@ -153,6 +157,9 @@ def architecture_of(policy: MaskableActorCriticPolicy) -> dict[str, Any]:
         "activation": class_name(policy.activation_fn, ACTIVATIONS, "activation"),
         "share_features_extractor": bool(policy.share_features_extractor),
     }
+    if isinstance(policy, EnsemblePolicy):
+        record["members"] = policy.member_count
+    return record
 
 
 def checkpoint_metadata(game: str, env_kwargs: dict[str, Any], num_timesteps: int,
@@ -255,7 +262,9 @@ def policy_arguments(architecture: dict[str, Any], where: str
     Raises:
         CheckpointError: a missing key, a name off the allow-lists, a bad argument.
     """
-    check_keys(architecture, ARCHITECTURE_TYPES, f"{where}: the policy record")
+    ensemble = architecture.get("class") == "EnsemblePolicy"
+    check_keys(architecture, ENSEMBLE_TYPES if ensemble else ARCHITECTURE_TYPES,
+               f"{where}: the policy record")
     chosen = {}
     for key, allowed in (("class", POLICIES), ("features_extractor", EXTRACTORS),
                          ("activation", ACTIVATIONS)):
@@ -266,7 +275,7 @@ def policy_arguments(architecture: dict[str, Any], where: str
                                   "checkpoint")
         chosen[key] = allowed[name]
     extractor = chosen["features_extractor"]
-    return chosen["class"], {
+    kwargs = {
         "features_extractor_class": extractor,
         "features_extractor_kwargs": extractor_kwargs(
             extractor, architecture["features_extractor_kwargs"], where),
@@ -274,6 +283,13 @@ def policy_arguments(architecture: dict[str, Any], where: str
         "activation_fn": chosen["activation"],
         "share_features_extractor": architecture["share_features_extractor"],
     }
+    if ensemble:
+        members = architecture["members"]
+        if not 2 <= members <= MAX_MEMBERS:
+            raise CheckpointError(f"{where}: members={members} is not in [2, {MAX_MEMBERS}]; "
+                                  "the file is damaged or not boardgym's")
+        kwargs["members"] = members
+    return chosen["class"], kwargs
 
 
 def check_metadata(metadata: dict[str, Any], path: str | Path) -> dict[str, Any]:

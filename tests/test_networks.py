@@ -1,10 +1,14 @@
-"""The networks' symmetries (``board_symmetries``, ``SymmetricPolicy``, ``AveragedPolicy``)
-and computed input planes, through their API."""
+"""The networks' symmetries (``board_symmetries``, ``SymmetricPolicy``, ``AveragedPolicy``),
+ensembles (``EnsemblePolicy``) and computed input planes, through their API."""
 
 from __future__ import annotations
 
+import json
+import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -15,18 +19,21 @@ from hypothesis import strategies as st
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from boardgym.agents.networks import (
+    MAX_MEMBERS,
     AveragedPolicy,
     BoardCNN,
+    EnsemblePolicy,
     SymmetricPolicy,
     action_logits,
     board_symmetries,
     landing_features,
     logits_and_values,
+    members_of,
     parity_plane,
     threat_planes,
     window_counts,
 )
-from boardgym.agents.policy import load_network, masked_logits
+from boardgym.agents.policy import CheckpointError, load_network, masked_logits, write_checkpoint
 from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
 from tests.boards import random_position
 
@@ -325,3 +332,72 @@ def test_a_new_gated_tower_computes_its_stem_alone_and_its_gates_learn() -> None
     values.square().mean().backward()
     policy.optimizer.step()
     assert all(block.gate.item() != 0 for block in tower.blocks)
+
+
+def make_ensemble(members: int) -> EnsemblePolicy:
+    """An untrained four-in-a-row ``EnsemblePolicy`` of small members (random weights)."""
+    torch.manual_seed(0)
+    return EnsemblePolicy(
+        gym.spaces.Box(0, 1, (2, 6, 7), np.uint8), gym.spaces.Discrete(7), lambda _: 1e-3,
+        members=members, features_extractor_class=BoardCNN,
+        features_extractor_kwargs={"channels": 8, "blocks": 1, "features_dim": 32},
+        net_arch=[16])
+
+
+def test_an_ensemble_plays_the_mean_of_its_members(tmp_path: Path) -> None:
+    """``EnsemblePolicy``'s logits and values are its members' means; the members start apart
+    and its optimizer trains them all; a checkpoint of it loads as the same policy."""
+    ensemble = make_ensemble(3)
+    members = members_of(ensemble)
+    rng = np.random.default_rng(5)
+    boards = np.stack([four_in_a_row.observation(random_position(four_in_a_row, rng, moves=10))
+                       for _ in range(8)])
+    obs = torch.as_tensor(boards, dtype=torch.float32)
+    with torch.inference_mode():
+        logits, values = logits_and_values(ensemble, obs)
+        each = [logits_and_values(member, obs) for member in members]
+        torch.testing.assert_close(logits, torch.stack([one for one, _ in each]).mean(0))
+        torch.testing.assert_close(values, torch.stack([one for _, one in each]).mean(0))
+        torch.testing.assert_close(action_logits(ensemble, obs), logits)
+        torch.testing.assert_close(ensemble.predict_values(obs).reshape(-1), values)
+    assert not torch.allclose(each[0][0], each[1][0])
+    assert {id(p) for p in ensemble.optimizer.param_groups[0]["params"]} == \
+        {id(p) for member in members for p in member.parameters()}
+    path = tmp_path / "ensemble.zip"
+    write_checkpoint(path, ensemble, "four_in_a_row", {}, 0)
+    loaded, metadata = load_network(path, "four_in_a_row")
+    assert metadata["policy"]["class"] == "EnsemblePolicy"
+    assert metadata["policy"]["members"] == 3
+    with torch.inference_mode():
+        torch.testing.assert_close(logits_and_values(loaded, obs)[0], logits)
+
+
+@pytest.mark.parametrize("members", [1, MAX_MEMBERS + 1, True])
+def test_an_ensemble_has_two_to_max_members(members: Any) -> None:
+    with pytest.raises(ValueError, match=f"EnsemblePolicy has 2 to {MAX_MEMBERS} members"):
+        make_ensemble(members)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"members": 1000}, "members=1000 is not in [2, 16]"),
+    ({"members": "2"}, "has members='2', not int"),
+    ({"members": None}, "lacks 'members'"),
+    ({"class": "AveragedPolicy"}, "unknown keys ['members']"),
+])
+def test_a_damaged_ensemble_record_is_refused_in_one_line(change: dict[str, Any], message: str,
+                                                          tmp_path: Path) -> None:
+    path = tmp_path / "ensemble.zip"
+    write_checkpoint(path, make_ensemble(2), "four_in_a_row", {}, 0)
+    with zipfile.ZipFile(path) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    record = json.loads(entries["boardgym.json"])
+    record["policy"].update(change)
+    record["policy"] = {key: value for key, value in record["policy"].items()
+                        if value is not None}
+    entries["boardgym.json"] = json.dumps(record).encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    with pytest.raises(CheckpointError) as error:
+        load_network(path, "four_in_a_row")
+    assert message in str(error.value) and "\n" not in str(error.value)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from boardgym.agents.networks import action_logits
+from boardgym.agents.networks import action_logits, members_of
 from boardgym.agents.policy import load_network, read_metadata
 from boardgym.envs.games import game as game_record
 from boardgym.train import ppo
@@ -317,3 +317,36 @@ def test_every_image_of_a_square_board_keeps_its_moves_on_its_stones() -> None:
     assert bool((images.policy[~images.masks] == 0).all())
     assert torch.equal(images.values, torch.tensor([1.0, 0.0, -1.0]).repeat(8))
     assert len({tuple(row.tolist()) for row in images.obs[::3].flatten(1)}) == 4
+
+
+def test_each_member_of_an_ensemble_is_pretrained_on_its_own(labelled: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    """With ``members: 2`` every member takes its own passes and ends near the labels, and
+    the two stay apart (different starts and minibatch orders)."""
+    ensemble = ["--set", "average_symmetries=true", "--set", "members=2"]
+    taught = train_tiny(tmp_path / "taught", *ensemble, "--set", f"pretrain_positions={labelled}",
+                        "--set", "pretrain_epochs=40", "--set", "pretrain_lr=3e-3")
+    out = capsys.readouterr().out
+    assert "member 1/2: pretrain pass 40/40" in out and "member 2/2: pretrain pass 40/40" in out
+    plain = train_tiny(tmp_path / "plain", *ensemble)
+    config = TrainConfig(game=GAME, pretrain_positions=str(labelled))
+    targets = targets_of(config, training_positions(config))
+    with torch.no_grad():
+        kl = {name: [distillation_loss(member, targets, 0.5)[1].item()
+                     for member in members_of(load_network(path)[0])]
+              for name, path in (("taught", taught), ("plain", plain))}
+        first, second = members_of(load_network(taught)[0])
+        assert not torch.allclose(action_logits(first, targets.obs),
+                                  action_logits(second, targets.obs))
+    assert max(kl["taught"]) < 0.8 * min(kl["plain"]), kl
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--set", "members=0"], "members is the number of networks, 1 to 16"),
+    (["--set", "average_symmetries=false", "--set", "members=2"],
+     "set average_symmetries=true, or members=1"),
+])
+def test_an_ensemble_that_cannot_be_is_refused(extra: list[str], message: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert message in refusal(capsys, tmp_path / "runs", *extra)

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from boardgym.agents.networks import FEATURE_ACTIVATIONS
+from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
 
@@ -88,6 +88,9 @@ class TrainConfig:
         average_symmetries: the policy averages its logits and values over every symmetric
             image of the board (``agents.networks.AveragedPolicy``; one network pass per
             image); not with ``symmetric``.
+        members: with ``average_symmetries``, more than 1: the policy is an ensemble of
+            this many such networks, each pretrained on its own (``agents.networks
+            .EnsemblePolicy``: the mean of their logits and values; a pass of each per board).
         net_arch: hidden layers of the policy and value heads after the extractor.
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_start: also evaluate the network a new run starts from (pretrained, or
@@ -198,6 +201,7 @@ class TrainConfig:
     gated: bool = False
     symmetric: bool = False
     average_symmetries: bool = False
+    members: int = 1
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_start: bool = False
@@ -296,6 +300,12 @@ class TrainConfig:
         if self.symmetric and self.average_symmetries:
             raise ValueError("symmetric (one canonical image) and average_symmetries (every "
                              "image) are two policies; set one of them to false")
+        if not 1 <= self.members <= MAX_MEMBERS:
+            raise ValueError(f"members is the number of networks, 1 to {MAX_MEMBERS}; got "
+                             f"{self.members}")
+        if self.members > 1 and not self.average_symmetries:
+            raise ValueError("members > 1 is an ensemble of averaged policies: set "
+                             "average_symmetries=true, or members=1")
         plies = self.opening_plies
         if plies is not None and (len(plies) != OPENING_BOUNDS or min(plies) < 0
                                   or plies[0] > plies[1]):

@@ -33,7 +33,7 @@ from torch import nn
 
 from boardgym.agents.az.checkpoint import is_az_checkpoint
 from boardgym.agents.az.checkpoint import load_network as load_az_network
-from boardgym.agents.networks import action_logits
+from boardgym.agents.networks import action_logits, members_of
 from boardgym.agents.policy import board_kwargs
 from boardgym.agents.policy import load_network as load_policy_network
 from boardgym.envs.games import game as game_record
@@ -75,7 +75,8 @@ def load_heads(path: Path) -> tuple[nn.Module, str, dict[str, Any]]:
         net, record = load_az_network(path)
         return net.eval(), record["game"], record["env_kwargs"]
     policy, metadata = load_policy_network(path)
-    if not getattr(policy.features_extractor, "traceable", True):
+    if not all(getattr(member.features_extractor, "traceable", True)
+               for member in members_of(policy)):
         raise ValueError(f"{path}: its network reads Reversi's mobility planes, which the "
                          "rules core computes outside torch and ONNX cannot hold; export a "
                          "network trained with mobility false")

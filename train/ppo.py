@@ -137,7 +137,10 @@ both)."""
 def config_architecture(config: TrainConfig) -> dict[str, Any]:
     """The architecture record (``agents.policy.architecture_of``) of ``config``'s policy:
     ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, ``AveragedPolicy``
-    when ``config.average_symmetries``, SB3's Tanh heads."""
+    when ``config.average_symmetries`` (an ``EnsemblePolicy`` of ``config.members`` of them
+    when more than 1), SB3's Tanh heads."""
+    ensemble = {"class": "EnsemblePolicy", "members": config.members} \
+        if config.members > 1 else {}
     return {
         "class": POLICY_CLASSES[(config.symmetric, config.average_symmetries)],
         "features_extractor": "BoardCNN",
@@ -154,18 +157,21 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
         "activation": "Tanh",
         "share_features_extractor": True,
+        **ensemble,
     }
 
 
 def architecture_settings(architecture: dict[str, Any]) -> dict[str, Any]:
-    """The config keys (``symmetric``, ``net_arch`` and the extractor's arguments, its
-    defaults filled in) that give a policy of ``architecture`` (a checked record)."""
+    """The config keys (``symmetric``, ``average_symmetries``, ``members``, ``net_arch`` and
+    the extractor's arguments, its defaults filled in) that give a policy of
+    ``architecture`` (a checked record)."""
     extractor = inspect.signature(EXTRACTORS[architecture["features_extractor"]]).parameters
     defaults = {name: parameter.default for name, parameter in extractor.items()
                 if parameter.default is not inspect.Parameter.empty}
     return {**defaults, **architecture["features_extractor_kwargs"],
             "symmetric": architecture["class"] == "SymmetricPolicy",
-            "average_symmetries": architecture["class"] == "AveragedPolicy",
+            "average_symmetries": architecture["class"] in ("AveragedPolicy", "EnsemblePolicy"),
+            "members": architecture.get("members", 1),
             "net_arch": architecture["net_arch"]["pi"]}
 
 

@@ -32,6 +32,7 @@ never trains on the positions it is judged on.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 from boardgym.agents.az.network import Symmetries
+from boardgym.agents.networks import members_of
 from boardgym.agents.policy import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Rules
@@ -180,11 +182,29 @@ def labelled(config: TrainConfig) -> Labelled:
 def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Labelled,
              log: Log = print) -> None:
     """Train ``policy`` on ``labels`` (see the module docstring); a line per pass to
-    ``log``. Minibatches are drawn from ``config.seed`` and the number of labels."""
+    ``log``. Each member of an ensemble (``agents.networks.members_of``) trains on its own,
+    with its own optimizer, in turn. Minibatches are drawn from ``config.seed``, the number
+    of labels and the member's index (none for the first, as for a single network)."""
+    members = members_of(policy)
+    for index, member in enumerate(members):
+        seed = [config.seed, labels.count] + ([index] if index else [])
+        prefix = f"member {index + 1}/{len(members)}: " if len(members) > 1 else ""
+        pretrain_network(member, config, labels, seed, functools.partial(prefixed, log, prefix))
+
+
+def prefixed(log: Log, prefix: str, line: str) -> object:
+    """``log(prefix + line)``."""
+    return log(prefix + line)
+
+
+def pretrain_network(policy: MaskableActorCriticPolicy, config: TrainConfig,
+                     labels: Labelled, seed: list[int], log: Log) -> None:
+    """Train one network ``policy`` on ``labels`` (see the module docstring), minibatches
+    drawn from ``seed``; a line per pass to ``log``."""
     targets = labels.targets
     count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
-    rng = np.random.default_rng([config.seed, labels.count])
+    rng = np.random.default_rng(seed)
     pieces = max(1, count // config.pretrain_minibatch)
     total = config.pretrain_epochs * pieces
 
