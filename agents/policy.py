@@ -77,7 +77,8 @@ ARCHITECTURE_TYPES: dict[str, type] = {
     "net_arch": dict, "activation": str, "share_features_extractor": bool}
 """Every key of the ``policy`` architecture record and its JSON type."""
 ENSEMBLE_TYPES: dict[str, type] = {**ARCHITECTURE_TYPES, "members": int}
-"""The keys of an ``EnsemblePolicy``'s record: the others and its number of members."""
+"""The keys of an ``EnsemblePolicy``'s record: ``ARCHITECTURE_TYPES`` and ``members``, its
+number of networks (each of the record's architecture)."""
 HEADS = ("pi", "vf")
 MAX_WIDTH = 4096
 """The widest layer (and most channels, blocks, features) a checkpoint may ask for."""

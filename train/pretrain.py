@@ -24,6 +24,9 @@ With ``pretrain_children: true`` the value head also learns every non-terminal p
 move after an exact label (``with_children``): the label's value of the move is that
 position's exact outcome; such rows carry no policy target, and the KL averages over the rows
 that do.
+An ensemble (``members: N``, ``agents.networks.EnsemblePolicy``) pretrains each member in
+turn on the same loss with its own optimizer and minibatch order: separately trained
+networks err apart, which their mean then averages out.
 
 Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
 quality`` and ``eval_quality`` judge) and of ``eval_quality_positions`` are dropped, so a run
