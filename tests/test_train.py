@@ -78,15 +78,19 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
     assert agent is not None
 
 
-@pytest.mark.parametrize(("game", "key", "kind"), [
-    ("reversi", "symmetric", "SymmetricPolicy"),
-    ("four_in_a_row", "symmetric", "SymmetricPolicy"),
-    ("four_in_a_row", "average_symmetries", "AveragedPolicy"),
+@pytest.mark.parametrize(("game", "settings", "kind"), [
+    ("reversi", ["symmetric=true", "average_symmetries=false"], "SymmetricPolicy"),
+    ("four_in_a_row", ["symmetric=true", "average_symmetries=false", "members=1"],
+     "SymmetricPolicy"),
+    ("four_in_a_row", ["average_symmetries=true", "symmetric=false", "members=1"],
+     "AveragedPolicy"),
+    ("four_in_a_row", ["average_symmetries=true", "symmetric=false", "members=2"],
+     "EnsemblePolicy"),
 ])
-def test_symmetric_policy_trains_saves_and_plays(game: str, key: str, kind: str,
+def test_symmetric_policy_trains_saves_and_plays(game: str, settings: list[str], kind: str,
                                                  tmp_path: Path) -> None:
-    other = "average_symmetries" if key == "symmetric" else "symmetric"
-    run = train_tiny(game, tmp_path, 1024, "--set", f"{key}=true", "--set", f"{other}=false")
+    pairs = [part for setting in settings for part in ("--set", setting)]
+    run = train_tiny(game, tmp_path, 1024, *pairs)
     network, metadata = load_network(run / "checkpoints" / "last.zip")
     assert type(network).__name__ == kind == metadata["policy"]["class"]
     result = play_match(game, str(run / "checkpoints" / "last.zip"), "random", games=4)
