@@ -590,8 +590,8 @@ class EnsemblePolicy(HeadsPolicy):
 
     The members start from different random weights; ``train.pretrain`` trains each on its
     own loss, in its own minibatch order, so their errors differ and partly cancel in the
-    mean (an ensemble: 2-6 separately trained four-in-a-row networks keep 1-2% more
-    game-theoretic outcomes than each alone). PPO then trains them through the mean. The
+    mean (an ensemble: 2-6 separately trained four-in-a-row networks keep 0.5-2% more of
+    the game-theoretic outcomes than each alone). PPO then trains them through the mean. The
     members are ``self.members`` (a ``ModuleList``); the policy has no network of its own
     (its SB3 extractor is ``ParameterFree``), and its optimizer holds every member's
     parameters. Costs one pass of each member per board.
