@@ -645,7 +645,7 @@ class EnsemblePolicy(HeadsPolicy):
 def members_of(policy: MaskableActorCriticPolicy) -> list[MaskableActorCriticPolicy]:
     """The separately trained networks of ``policy``: an ``EnsemblePolicy``'s members, else
     the policy itself."""
-    return [*policy.networks()] if isinstance(policy, EnsemblePolicy) else [policy]
+    return list(policy.networks()) if isinstance(policy, EnsemblePolicy) else [policy]
 
 
 def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.Tensor:

@@ -139,10 +139,10 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
     ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, ``AveragedPolicy``
     when ``config.average_symmetries`` (an ``EnsemblePolicy`` of ``config.members`` of them
     when more than 1), SB3's Tanh heads."""
-    ensemble = {"class": "EnsemblePolicy", "members": config.members} \
-        if config.members > 1 else {}
+    ensemble = config.members > 1
     return {
-        "class": POLICY_CLASSES[(config.symmetric, config.average_symmetries)],
+        "class": "EnsemblePolicy" if ensemble
+        else POLICY_CLASSES[(config.symmetric, config.average_symmetries)],
         "features_extractor": "BoardCNN",
         "features_extractor_kwargs": {"channels": config.channels, "blocks": config.blocks,
                                       "features_dim": config.features_dim,
@@ -157,7 +157,7 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
         "net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
         "activation": "Tanh",
         "share_features_extractor": True,
-        **ensemble,
+        **({"members": config.members} if ensemble else {}),
     }
 
 

@@ -35,7 +35,6 @@ never trains on the positions it is judged on.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -192,18 +191,13 @@ def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Lab
     for index, member in enumerate(members):
         seed = [config.seed, labels.count] + ([index] if index else [])
         prefix = f"member {index + 1}/{len(members)}: " if len(members) > 1 else ""
-        pretrain_network(member, config, labels, seed, functools.partial(prefixed, log, prefix))
-
-
-def prefixed(log: Log, prefix: str, line: str) -> object:
-    """``log(prefix + line)``."""
-    return log(prefix + line)
+        pretrain_network(member, config, labels, seed, log, prefix)
 
 
 def pretrain_network(policy: MaskableActorCriticPolicy, config: TrainConfig,
-                     labels: Labelled, seed: list[int], log: Log) -> None:
+                     labels: Labelled, seed: list[int], log: Log, prefix: str = "") -> None:
     """Train one network ``policy`` on ``labels`` (see the module docstring), minibatches
-    drawn from ``seed``; a line per pass to ``log``."""
+    drawn from ``seed``; a line per pass to ``log``, after ``prefix``."""
     targets = labels.targets
     count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
@@ -218,7 +212,7 @@ def pretrain_network(policy: MaskableActorCriticPolicy, config: TrainConfig,
         kl, error = distil(policy, optimizer, targets,
                            np.array_split(rng.permutation(count), pieces), config,
                            rate=rate, first_step=(epoch - 1) * pieces)
-        log(f"pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
+        log(f"{prefix}pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
             f"KL to the labels {kl:.3f}, value error {error:.3f}")
 
 
