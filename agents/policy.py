@@ -64,6 +64,8 @@ TRAIN_STATE_ENTRY = "boardgym_train.json"
 POLICY_ENTRY = "policy.pth"
 OPTIMIZER_ENTRY = "policy.optimizer.pth"
 PICKLED_ENTRY = "data"
+AZ_RECORD_ENTRY = "az.json"
+"""The record of an az network's file (``agents.az.checkpoint``): not a policy checkpoint."""
 """stable-baselines3's hyperparameter entry, with pickled fields: never read."""
 FORMAT_VERSION = 2
 PICKLED_FORMAT = 1
@@ -420,6 +422,10 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     if PICKLED_ENTRY in names:
         raise pickled_format(path)
     metadata = read_entry(path, METADATA_ENTRY)
+    if metadata is None and AZ_RECORD_ENTRY in names:
+        raise CheckpointError(f"{path} is an az network (`boardgym az`), not a policy "
+                              f"checkpoint; play it as az:N@{path}, or use a checkpoint "
+                              "written by `boardgym train`")
     if metadata is None:
         raise CheckpointError(f"{path} is not a boardgym checkpoint (no {METADATA_ENTRY}); "
                               "use a checkpoint written by `boardgym train`")

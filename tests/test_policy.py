@@ -233,6 +233,12 @@ def test_foreign_zip_is_not_a_boardgym_checkpoint(tmp_path: Path) -> None:
         load_policy(archive, "tictactoe")
 
 
+def test_az_network_given_as_a_policy_checkpoint_names_the_az_spec() -> None:
+    az_file = CHECKPOINTS / "tictactoe_az.zip"
+    with pytest.raises(CheckpointError, match=r"is an az network .* az:N@"):
+        load_policy(az_file, "tictactoe")
+
+
 def test_checkpoint_of_another_game_is_refused() -> None:
     with pytest.raises(CheckpointError, match="trained for 'tictactoe'"):
         load_policy(SHIPPED["tictactoe"], "reversi")

@@ -23,6 +23,7 @@ import torch
 
 from boardgym.agents.az.network import Architecture, AzNet
 from boardgym.agents.policy import (
+    AZ_RECORD_ENTRY,
     CheckpointError,
     board_facts,
     board_kwargs,
@@ -40,7 +41,7 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import canonical_name
 
-RECORD_ENTRY = "az.json"
+RECORD_ENTRY = AZ_RECORD_ENTRY
 MODEL_ENTRY = "az_model.pth"
 OPTIMIZER_ENTRY = "az_optimizer.pth"
 TRAIN_STATE_ENTRY = "az_train.json"
