@@ -33,12 +33,11 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
 
+from boardgym.agents.az.network import Architecture, AzNet
+from boardgym.agents.layers import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
 from boardgym.envs.games import reversi
 from boardgym.envs.games.bitboard import pack, unpack
 
-KERNEL = 3
-PADDING = 1
-ONES_PLANES = 1
 MOBILITY_PLANES = 2
 THREAT_PLANES = 2
 WINDOW_PLANES = 4
@@ -146,28 +145,6 @@ def landing_features(planes: torch.Tensor, observations: torch.Tensor) -> torch.
     landing = (rows - 1 - heights).clamp(min=0)
     index = landing[:, None, None, :].expand(-1, planes.shape[1], 1, -1)
     return planes.gather(2, index).squeeze(2) * open_columns[:, None, :]
-
-
-class ResidualBlock(nn.Module):
-    """Two 3x3 convolutions with a skip connection: ``relu(x + conv(relu(conv(x))))``.
-
-    With ``gated``, the branch is scaled by a learned scalar that starts at 0 (SkipInit, De
-    and Smith 2020): ``relu(x + gate * conv(relu(conv(x))))``. A new tower of such blocks
-    then computes what the stem alone does and grows its depth as the gates open, so a deep
-    tower trains at the rates a shallow one does. The gate is a parameter, not a layer, so
-    SB3's orthogonal initialisation of every convolution leaves it at 0.
-    """
-
-    def __init__(self, channels: int, gated: bool = False) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, KERNEL, padding=PADDING)
-        self.conv2 = nn.Conv2d(channels, channels, KERNEL, padding=PADDING)
-        self.gate = nn.Parameter(torch.zeros(())) if gated else None
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """The block's output, same shape as ``x``."""
-        branch = self.conv2(torch.relu(self.conv1(x)))
-        return torch.relu(x + (branch if self.gate is None else self.gate * branch))
 
 
 FEATURE_ACTIVATIONS: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
@@ -287,35 +264,6 @@ class BoardCNN(BaseFeaturesExtractor):
 
 
 # -- board symmetries ------------------------------------------------------------------------
-
-def board_symmetries(rows: int, cols: int, n_actions: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """The symmetries of a ``rows x cols`` board as index permutations.
-
-    Returns ``(cells, actions)``: row ``g`` of ``cells`` (``(G, rows*cols)``) maps board
-    ``b`` (cells row-major) to its image ``b[cells[g]]``; row ``g`` of ``actions`` maps an
-    action in the image to the same move on ``b``. Boards whose actions are cells
-    (``n_actions == rows*cols``) have the symmetries of the rectangle (8 when square, else
-    4); boards whose actions are columns (``n_actions == cols``, four-in-a-row) have the
-    left-right mirror only. The identity is row 0.
-
-    Raises:
-        ValueError: ``n_actions`` is neither the number of cells nor of columns.
-    """
-    grid = torch.arange(rows * cols).reshape(rows, cols)
-    if n_actions == rows * cols:
-        images = [grid, grid.flip(0), grid.flip(1), grid.flip(0, 1)]
-        if rows == cols:
-            images += [image.T for image in images]
-        cells = torch.stack([image.reshape(-1) for image in images])
-        return cells, cells
-    if n_actions == cols:
-        columns = torch.arange(cols)
-        return (torch.stack([grid.reshape(-1), grid.flip(1).reshape(-1)]),
-                torch.stack([columns, columns.flip(0)]))
-    raise ValueError(f"no board symmetries for {n_actions} actions on a {rows}x{cols} board "
-                     "(actions must be cells or columns); use --set symmetric=false "
-                     "average_symmetries=false")
-
 
 WORD_BITS = 63
 """The board's bits are compared as unsigned words of this many bits, word 0 first."""
@@ -642,6 +590,54 @@ class EnsemblePolicy(HeadsPolicy):
         return torch.stack(logits).mean(dim=0), torch.stack(values).mean(dim=0)
 
 
+class TowerPolicy(HeadsPolicy):
+    """An az network (``agents.az.network.AzNet``: a residual tower of ``channels`` and
+    ``blocks``, a policy head over the actions and a tanh value head with a hidden layer of
+    ``hidden``) as a MaskablePPO policy: its logits are the policy's, its value the critic's.
+
+    So PPO can go on from an az checkpoint's weights exactly (``train.config``'s ``tower``
+    with ``init_from`` an az file): the policy starts as the az player's raw policy (``az:0``),
+    with no student's imitation gap. The policy has no SB3 extractor or heads of its own
+    (``ParameterFree``); its optimizer holds the tower's parameters. One tower pass per board.
+
+    Args:
+        channels, blocks, hidden: the tower's sizes (``agents.az.network.Architecture``).
+    """
+
+    def __init__(self, observation_space: gym.spaces.Space, action_space: gym.spaces.Space,
+                 lr_schedule: Callable[[float], float], *args: Any, channels: int = 32,
+                 blocks: int = 4, hidden: int = 128, **kwargs: Any) -> None:
+        planes, rows, cols = typing.cast(tuple[int, int, int], observation_space.shape)
+        self.architecture = Architecture(planes, rows, cols, int(action_space.n),  # type: ignore[attr-defined]
+                                         channels, blocks, hidden)
+        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+    def make_features_extractor(self) -> BaseFeaturesExtractor:
+        """``ParameterFree``: the tower is the network."""
+        return ParameterFree(self.observation_space)
+
+    def _build(self, lr_schedule: Callable[[float], float]) -> None:
+        """The tower, then the optimizer over its parameters (SB3 builds the heads and the
+        optimizer here)."""
+        self.tower = AzNet(self.architecture)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        """SB3's record of the arguments, with the tower's sizes."""
+        return {**super()._get_constructor_parameters(), **self.sizes()}
+
+    def sizes(self) -> dict[str, int]:
+        """The tower's ``channels``, ``blocks`` and ``hidden``."""
+        arch = self.architecture
+        return {"channels": arch.channels, "blocks": arch.blocks, "hidden": arch.hidden}
+
+    def heads(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
+        """The tower's action logits ``(B, A)`` and values ``(B, 1)``."""
+        logits, values = self.tower(typing.cast(torch.Tensor, obs).float())
+        return logits, values.unsqueeze(1)
+
+
 def members_of(policy: MaskableActorCriticPolicy) -> list[MaskableActorCriticPolicy]:
     """The separately trained networks of ``policy``: an ``EnsemblePolicy``'s members, else
     the policy itself."""
@@ -654,7 +650,7 @@ def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.T
     The one place that runs a policy's actor: extractor, actor layers, action layer; for a
     ``SymmetricPolicy`` on the canonical images, mapped back to the original orientation;
     for an ``AveragedPolicy`` on every image, mapped back and averaged; for an
-    ``EnsemblePolicy``, the mean of its members'.
+    ``EnsemblePolicy``, the mean of its members'; for a ``TowerPolicy``, its tower's.
     """
     if isinstance(policy, SymmetricPolicy):
         image, chosen = policy.canonical(obs)
@@ -663,6 +659,8 @@ def action_logits(policy: MaskableActorCriticPolicy, obs: PyTorchObs) -> torch.T
         return policy.averaged(action_logits_of(policy, policy.images(obs)))
     if isinstance(policy, EnsemblePolicy):
         return torch.stack([action_logits(member, obs) for member in policy.networks()]).mean(0)
+    if isinstance(policy, TowerPolicy):
+        return policy.heads(obs)[0]
     return action_logits_of(policy, obs)
 
 
@@ -704,6 +702,7 @@ POLICIES: dict[str, type[MaskableActorCriticPolicy]] = {
     "SymmetricPolicy": SymmetricPolicy,
     "AveragedPolicy": AveragedPolicy,
     "EnsemblePolicy": EnsemblePolicy,
+    "TowerPolicy": TowerPolicy,
 }
 """The policy classes a checkpoint may name (its architecture record's ``class``)."""
 EXTRACTORS: dict[str, type[BaseFeaturesExtractor]] = {"BoardCNN": BoardCNN}

@@ -53,6 +53,7 @@ from boardgym.agents.networks import (
     MAX_MEMBERS,
     POLICIES,
     EnsemblePolicy,
+    TowerPolicy,
     action_logits,
     logits_and_values,
 )
@@ -81,6 +82,8 @@ ARCHITECTURE_TYPES: dict[str, type] = {
 ENSEMBLE_TYPES: dict[str, type] = {**ARCHITECTURE_TYPES, "members": int}
 """The keys of an ``EnsemblePolicy``'s record: ``ARCHITECTURE_TYPES`` and ``members``, its
 number of networks (each of the record's architecture)."""
+TOWER_TYPES: dict[str, type] = {"class": str, "channels": int, "blocks": int, "hidden": int}
+"""The keys of a ``TowerPolicy``'s record: its class and the az tower's sizes."""
 HEADS = ("pi", "vf")
 MAX_WIDTH = 4096
 """The widest layer (and most channels, blocks, features) a checkpoint may ask for."""
@@ -149,6 +152,8 @@ def architecture_of(policy: MaskableActorCriticPolicy) -> dict[str, Any]:
     Raises:
         ValueError: the policy uses a class that is not on an allow-list of ``networks``.
     """
+    if isinstance(policy, TowerPolicy):
+        return {"class": "TowerPolicy", **policy.sizes()}
     net_arch = policy.net_arch
     heads = net_arch if isinstance(net_arch, dict) else {head: net_arch for head in HEADS}
     record = {
@@ -265,6 +270,10 @@ def policy_arguments(architecture: dict[str, Any], where: str
     Raises:
         CheckpointError: a missing key, a name off the allow-lists, a bad argument.
     """
+    if architecture.get("class") == "TowerPolicy":
+        check_keys(architecture, TOWER_TYPES, f"{where}: the policy record")
+        return TowerPolicy, {name: check_size(architecture[name], name, where)
+                             for name in TOWER_TYPES if name != "class"}
     ensemble = architecture.get("class") == "EnsemblePolicy"
     check_keys(architecture, ENSEMBLE_TYPES if ensemble else ARCHITECTURE_TYPES,
                f"{where}: the policy record")

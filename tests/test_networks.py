@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from boardgym.agents.layers import board_symmetries
 from boardgym.agents.networks import (
     MAX_MEMBERS,
     AveragedPolicy,
@@ -25,7 +26,6 @@ from boardgym.agents.networks import (
     EnsemblePolicy,
     SymmetricPolicy,
     action_logits,
-    board_symmetries,
     landing_features,
     logits_and_values,
     members_of,

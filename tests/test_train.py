@@ -86,6 +86,7 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
      "AveragedPolicy"),
     ("four_in_a_row", ["average_symmetries=true", "symmetric=false", "members=2"],
      "EnsemblePolicy"),
+    ("reversi", ["tower=true", "symmetric=false"], "TowerPolicy"),
 ])
 def test_symmetric_policy_trains_saves_and_plays(game: str, settings: list[str], kind: str,
                                                  tmp_path: Path) -> None:

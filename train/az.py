@@ -595,9 +595,14 @@ def new_learner(config: AzConfig) -> tuple[AzNet, torch.optim.Optimizer]:
     return net, optimizer_for(config, net)
 
 
-def start_weights(path: str, game: str, arch: Architecture) -> dict[str, torch.Tensor]:
+def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "hidden"
+                  ) -> dict[str, torch.Tensor]:
     """The weights of the az checkpoint at ``path``, checked to be for ``game`` on the
     board and network ``arch``.
+
+    Args:
+        path, game, arch: the checkpoint, and the game and network it must fit.
+        hidden_key: the config key that sets ``arch.hidden`` (for the message).
 
     Raises:
         ValueError: no such file, not an az checkpoint, another game, board or network.
@@ -612,11 +617,12 @@ def start_weights(path: str, game: str, arch: Architecture) -> dict[str, torch.T
         raise ValueError(f"init_from: {one_line(str(error))}; give --set init_from=PATH of an "
                          "az checkpoint of this game, or --set init_from=null") from error
     theirs, ours = start.arch.to_dict(), arch.to_dict()
-    differ = [f"{key} {theirs[key]} (config: {ours[key]})" for key in ours
+    names = {**{key: key for key in ours}, "hidden": hidden_key}
+    differ = [f"{names[key]} {theirs[key]} (config: {ours[key]})" for key in ours
               if theirs[key] != ours[key]]
     if differ:
         raise ValueError(f"init_from: {path} has {', '.join(differ)}; set the config's "
-                         "channels, blocks and hidden to the checkpoint's, or --set "
+                         f"channels, blocks and {hidden_key} to the checkpoint's, or --set "
                          "init_from=null")
     return start.state_dict()
 

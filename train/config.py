@@ -9,6 +9,7 @@ resolved config as ``config.yaml``, which ``load_config`` reads back on ``--resu
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import types
 import typing
@@ -43,7 +44,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "eval_every", "eval_games", "checkpoint_every", "torch_threads",
                  "snapshot_every", "league_games", "max_snapshots", "channels",
                  "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
-                 "pretrain_epochs", "pretrain_batch_size")
+                 "pretrain_epochs", "pretrain_batch_size", "tower_hidden")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
                      "teacher_simulations", "threats", "pretrain_rehearsal")
 """Integer keys where 0 means none (no residual block) or off."""
@@ -81,7 +82,7 @@ class TrainConfig:
         landing: ``BoardCNN``'s feature layer also reads the tower at each column's landing
             cell, the cell each four-in-a-row move fills (``agents.networks.landing_features``).
         gated: each of ``BoardCNN``'s residual blocks starts with its branch switched off by
-            a learned scalar gate at 0 (``agents.networks.ResidualBlock``), so that deep
+            a learned scalar gate at 0 (``agents.layers.ResidualBlock``), so that deep
             towers train.
         symmetric: the policy sees every board in one canonical orientation
             (``agents.networks.SymmetricPolicy``): mirror-image positions share weights.
@@ -92,6 +93,12 @@ class TrainConfig:
             this many such networks, each pretrained on its own (``agents.networks
             .EnsemblePolicy``: the mean of their logits and values; a pass of each per board).
         net_arch: hidden layers of the policy and value heads after the extractor.
+        tower: the policy is an az network instead (``agents.networks.TowerPolicy``: a
+            residual tower of ``channels`` and ``blocks``, a policy head and a tanh value head
+            with a hidden layer of ``tower_hidden``), so that ``init_from`` may be an az
+            checkpoint (``boardgym az``) of those sizes and PPO goes on from its raw policy;
+            ``BoardCNN``'s options, the symmetric policies and ``net_arch`` do not apply.
+        tower_hidden: with ``tower``, the value head's hidden units.
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_start: also evaluate the network a new run starts from (pretrained, or
             ``init_from``) at step 0, so that ``best.zip`` may be it.
@@ -202,6 +209,8 @@ class TrainConfig:
     symmetric: bool = False
     average_symmetries: bool = False
     members: int = 1
+    tower: bool = False
+    tower_hidden: int = 128
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_start: bool = False
@@ -306,11 +315,28 @@ class TrainConfig:
         if self.members > 1 and not self.average_symmetries:
             raise ValueError("members > 1 is an ensemble of averaged policies: set "
                              "average_symmetries=true, or members=1")
+        if self.tower:
+            self._check_tower()
         plies = self.opening_plies
         if plies is not None and (len(plies) != OPENING_BOUNDS or min(plies) < 0
                                   or plies[0] > plies[1]):
             raise ValueError(f"opening_plies must be [low, high] with 0 <= low <= high, got "
                              f"{plies}; e.g. --set opening_plies=[0,8] (or null: no openings)")
+
+    def _check_tower(self) -> None:
+        """An az tower has no ``BoardCNN`` options, no symmetric variants, one network and
+        at least one residual block."""
+        clashes = {"symmetric": self.symmetric, "average_symmetries": self.average_symmetries,
+                   "mobility": self.mobility, "threats": self.threats, "windows": self.windows,
+                   "parity": self.parity, "landing": self.landing, "gated": self.gated,
+                   "head_planes": self.head_planes, "members": self.members > 1,
+                   "blocks": self.blocks < 1}
+        named = [f"{name}={json.dumps(getattr(self, name))}" for name, clash in clashes.items()
+                 if clash]
+        if named:
+            raise ValueError(f"tower (an az network) is sized by channels, blocks >= 1 and "
+                             f"tower_hidden alone; fix {', '.join(named)} with --set, or set "
+                             "tower=false")
 
     def _check_opponents(self) -> None:
         """Opponents and their draw weights."""

@@ -33,6 +33,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
+from boardgym.agents.az.checkpoint import is_az_checkpoint
+from boardgym.agents.az.network import Architecture
 from boardgym.agents.networks import EXTRACTORS, reversi_moves
 from boardgym.agents.policy import (
     OPTIMIZER_ENTRY,
@@ -50,6 +52,7 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi
+from boardgym.train.az import start_weights
 from boardgym.train.callbacks import Hook, RunCallback
 from boardgym.train.cli import CommandParser, game_names, int_at_least
 from boardgym.train.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
@@ -108,6 +111,8 @@ def check_network(config: TrainConfig) -> None:
     Raises:
         ValueError: the extractor's own message and the ``--set`` that mends it.
     """
+    if config.tower:
+        return  # an az tower builds on every board
     architecture = config_architecture(config)
     shape, _ = board_facts(config.game, config.env_kwargs)
     try:
@@ -138,7 +143,10 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
     """The architecture record (``agents.policy.architecture_of``) of ``config``'s policy:
     ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, ``AveragedPolicy``
     when ``config.average_symmetries`` (an ``EnsemblePolicy`` of ``config.members`` of them
-    when more than 1), SB3's Tanh heads."""
+    when more than 1), SB3's Tanh heads; with ``config.tower``, a ``TowerPolicy``."""
+    if config.tower:
+        return {"class": "TowerPolicy", "channels": config.channels, "blocks": config.blocks,
+                "hidden": config.tower_hidden}
     ensemble = config.members > 1
     return {
         "class": "EnsemblePolicy" if ensemble
@@ -162,13 +170,16 @@ def config_architecture(config: TrainConfig) -> dict[str, Any]:
 
 
 def architecture_settings(architecture: dict[str, Any]) -> dict[str, Any]:
-    """The config keys (``symmetric``, ``average_symmetries``, ``members``, ``net_arch`` and
-    the extractor's arguments, its defaults filled in) that give a policy of
-    ``architecture`` (a checked record)."""
+    """The config keys (``tower``, ``symmetric``, ``average_symmetries``, ``members``,
+    ``net_arch`` and the extractor's arguments, its defaults filled in; a tower's sizes) that
+    give a policy of ``architecture`` (a checked record)."""
+    if architecture["class"] == "TowerPolicy":
+        return {"tower": True, "channels": architecture["channels"],
+                "blocks": architecture["blocks"], "tower_hidden": architecture["hidden"]}
     extractor = inspect.signature(EXTRACTORS[architecture["features_extractor"]]).parameters
     defaults = {name: parameter.default for name, parameter in extractor.items()
                 if parameter.default is not inspect.Parameter.empty}
-    return {**defaults, **architecture["features_extractor_kwargs"],
+    return {**defaults, **architecture["features_extractor_kwargs"], "tower": False,
             "symmetric": architecture["class"] == "SymmetricPolicy",
             "average_symmetries": architecture["class"] in ("AveragedPolicy", "EnsemblePolicy"),
             "members": architecture.get("members", 1),
@@ -176,14 +187,16 @@ def architecture_settings(architecture: dict[str, Any]) -> dict[str, Any]:
 
 
 def heads_of(architecture: dict[str, Any]) -> tuple[Any, ...]:
-    """What of ``architecture`` no config key sets: both heads, activation, sharing."""
-    return (architecture["net_arch"], architecture["activation"],
-            architecture["share_features_extractor"])
+    """What of ``architecture`` no config key sets: both heads, activation, sharing (none
+    for a tower)."""
+    return tuple(architecture.get(key) for key in ("net_arch", "activation",
+                                                    "share_features_extractor"))
 
 
 def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
     """The policy state dict of ``config.init_from`` (None without one), checked to fit a
-    fresh run of ``config``: same game, board and network (``check_fits``).
+    fresh run of ``config``: same game, board and network (``check_fits``). With
+    ``config.tower``, ``init_from`` may also be an az checkpoint of the tower's sizes.
 
     Raises:
         ValueError: no such file, not a policy checkpoint, or one that does not fit (the
@@ -192,6 +205,9 @@ def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
     path = config.init_from
     if path is None:
         return None
+    if config.tower and is_az_checkpoint(path):
+        return {f"tower.{name}": tensor for name, tensor in start_weights(
+            path, config.game, tower_architecture(config), "tower_hidden").items()}
     try:
         metadata, state = read_policy(path, config.game)  # the record on the allow-lists
     except (FileNotFoundError, CheckpointError) as error:
@@ -199,6 +215,13 @@ def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
                          "checkpoint of this game (or null)") from None
     check_fits(config, metadata, path)
     return state
+
+
+def tower_architecture(config: TrainConfig) -> Architecture:
+    """The az network of a ``config.tower`` policy on the run's board."""
+    (planes, rows, cols), actions = board_facts(config.game, config.env_kwargs)
+    return Architecture(planes, rows, cols, actions, config.channels, config.blocks,
+                        config.tower_hidden)
 
 
 def check_fits(config: TrainConfig, metadata: dict[str, Any], path: str) -> None:

@@ -7,7 +7,7 @@ of ones so that the zero padding off the board differs from an empty cell. Two h
 policy's logits over the whole action space (the caller masks the illegal ones) and the
 value of the position for the side to move, in ``[-1, 1]`` (tanh).
 
-``Symmetries`` holds the board's symmetries as index permutations (``agents.networks.
+``Symmetries`` holds the board's symmetries as index permutations (``agents.layers.
 board_symmetries``: 8 for square boards whose actions are cells, the left-right mirror for
 four-in-a-row's columns) and maps batches of observations, masks and policy targets to
 their images: what training uses to augment its samples.
@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from boardgym.agents.networks import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
+from boardgym.agents.layers import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
 from boardgym.envs.games.core import NetworkSize
 
 POLICY_PLANES = 2
