@@ -27,6 +27,7 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import tictactoe
 from boardgym.train import ppo
+from boardgym.train.cli import main
 from boardgym.train.config import load_config
 from tests.boards import random_position
 
@@ -125,3 +126,12 @@ def test_an_az_checkpoint_of_other_sizes_is_refused_naming_the_keys() -> None:
         ppo.initial_weights(tower_config(init_from=str(AZ_FILE), tower_hidden=128))
     with pytest.raises(ValueError, match="is an az network"):
         ppo.initial_weights(load_config("tictactoe", None, {"init_from": str(AZ_FILE)}))
+
+
+def test_a_tower_checkpoint_exports_to_onnx(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnxruntime")
+    path = tmp_path / "tower.zip"
+    write_checkpoint(path, fresh_policy(tower_config(init_from=str(AZ_FILE))), "tictactoe", {}, 0)
+    assert main(["export", str(path), str(tmp_path / "tower.onnx"), "--check", "300"]) == 0
+    assert "in 300 of 300 positions" in capsys.readouterr().out
