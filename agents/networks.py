@@ -608,8 +608,8 @@ class TowerPolicy(HeadsPolicy):
                  lr_schedule: Callable[[float], float], *args: Any, channels: int = 32,
                  blocks: int = 4, hidden: int = 128, **kwargs: Any) -> None:
         planes, rows, cols = typing.cast(tuple[int, int, int], observation_space.shape)
-        self.architecture = Architecture(planes, rows, cols, int(action_space.n),  # type: ignore[attr-defined]
-                                         channels, blocks, hidden)
+        actions = int(typing.cast(gym.spaces.Discrete, action_space).n)
+        self.architecture = Architecture(planes, rows, cols, actions, channels, blocks, hidden)
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
     def make_features_extractor(self) -> BaseFeaturesExtractor:

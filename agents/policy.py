@@ -65,9 +65,9 @@ TRAIN_STATE_ENTRY = "boardgym_train.json"
 POLICY_ENTRY = "policy.pth"
 OPTIMIZER_ENTRY = "policy.optimizer.pth"
 PICKLED_ENTRY = "data"
+"""stable-baselines3's hyperparameter entry, with pickled fields: never read."""
 AZ_RECORD_ENTRY = "az.json"
 """The record of an az network's file (``agents.az.checkpoint``): not a policy checkpoint."""
-"""stable-baselines3's hyperparameter entry, with pickled fields: never read."""
 FORMAT_VERSION = 2
 PICKLED_FORMAT = 1
 """The format before 2: an SB3 ``model.save`` zip, loadable only by unpickling."""

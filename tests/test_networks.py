@@ -3,8 +3,6 @@ ensembles (``EnsemblePolicy``) and computed input planes, through their API."""
 
 from __future__ import annotations
 
-import json
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -36,6 +34,7 @@ from boardgym.agents.networks import (
 from boardgym.agents.policy import CheckpointError, load_network, masked_logits, write_checkpoint
 from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
 from tests.boards import random_position
+from tests.records import rewrite_policy_record
 
 Transform = Callable[[np.ndarray], np.ndarray]
 IDENTITY: Transform = np.asarray
@@ -388,16 +387,7 @@ def test_a_damaged_ensemble_record_is_refused_in_one_line(change: dict[str, Any]
                                                           tmp_path: Path) -> None:
     path = tmp_path / "ensemble.zip"
     write_checkpoint(path, make_ensemble(2), "four_in_a_row", {}, 0)
-    with zipfile.ZipFile(path) as archive:
-        entries = {name: archive.read(name) for name in archive.namelist()}
-    record = json.loads(entries["boardgym.json"])
-    record["policy"].update(change)
-    record["policy"] = {key: value for key, value in record["policy"].items()
-                        if value is not None}
-    entries["boardgym.json"] = json.dumps(record).encode()
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
+    rewrite_policy_record(path, change)
     with pytest.raises(CheckpointError) as error:
         load_network(path, "four_in_a_row")
     assert message in str(error.value) and "\n" not in str(error.value)

@@ -4,8 +4,6 @@ settings and damaged records refused in one line."""
 
 from __future__ import annotations
 
-import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +28,7 @@ from boardgym.train import ppo
 from boardgym.train.cli import main
 from boardgym.train.config import load_config
 from tests.boards import random_position
+from tests.records import rewrite_policy_record
 
 AZ_FILE = Path(__file__).resolve().parent.parent / "checkpoints" / "tictactoe_az.zip"
 AZ_SIZES = {"channels": 32, "blocks": 2, "tower_hidden": 64}
@@ -95,15 +94,7 @@ def test_a_damaged_tower_record_is_refused_in_one_line(change: dict[str, Any], m
                                                        tmp_path: Path) -> None:
     path = tmp_path / "tower.zip"
     write_checkpoint(path, fresh_policy(tower_config()), "tictactoe", {}, 0)
-    with zipfile.ZipFile(path) as archive:
-        entries = {name: archive.read(name) for name in archive.namelist()}
-    record = json.loads(entries["boardgym.json"])
-    record["policy"] = {key: value for key, value in {**record["policy"], **change}.items()
-                        if value is not None}
-    entries["boardgym.json"] = json.dumps(record).encode()
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
+    rewrite_policy_record(path, change)
     with pytest.raises(CheckpointError) as error:
         load_network(path, "tictactoe")
     assert message in str(error.value) and "\n" not in str(error.value)
