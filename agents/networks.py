@@ -516,8 +516,8 @@ class AveragedPolicy(HeadsPolicy):
 
 
 class ParameterFree(BaseFeaturesExtractor):
-    """The flattened board: an ``EnsemblePolicy``'s own extractor, which SB3's constructor
-    asks for and nothing runs (its members have the networks)."""
+    """The flattened board: a ``NetworksPolicy``'s own extractor, which SB3's constructor
+    asks for and nothing runs (the policy's own modules are the networks)."""
 
     def __init__(self, observation_space: gym.spaces.Space) -> None:
         super().__init__(observation_space, gym.spaces.flatdim(observation_space))
@@ -527,11 +527,32 @@ class ParameterFree(BaseFeaturesExtractor):
         return torch.flatten(observations, start_dim=1)
 
 
+class NetworksPolicy(HeadsPolicy):
+    """A ``HeadsPolicy`` whose networks are modules of its own, made by ``build_networks``
+    instead of SB3's extractor and heads (its SB3 extractor is ``ParameterFree``); its
+    optimizer holds every parameter of them."""
+
+    def make_features_extractor(self) -> BaseFeaturesExtractor:
+        """``ParameterFree``: the policy's own modules are the networks."""
+        return ParameterFree(self.observation_space)
+
+    def build_networks(self, lr_schedule: Callable[[float], float]) -> None:
+        """Make the policy's networks as attributes (modules)."""
+        raise NotImplementedError
+
+    def _build(self, lr_schedule: Callable[[float], float]) -> None:
+        """The networks, then one optimizer over all their parameters (SB3 builds the heads
+        and the optimizer here)."""
+        self.build_networks(lr_schedule)
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
 MAX_MEMBERS = 16
 """The most networks an ``EnsemblePolicy`` has (and a checkpoint may ask for)."""
 
 
-class EnsemblePolicy(HeadsPolicy):
+class EnsemblePolicy(NetworksPolicy):
     """``members`` independent ``AveragedPolicy`` networks of one architecture, played as
     one policy: the mean of the members' action logits (the normalised geometric mean of
     their masked policies) and of their values.
@@ -562,19 +583,12 @@ class EnsemblePolicy(HeadsPolicy):
         self.member_arguments = (args, kwargs)
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
-    def make_features_extractor(self) -> BaseFeaturesExtractor:
-        """``ParameterFree``: the members have the networks."""
-        return ParameterFree(self.observation_space)
-
-    def _build(self, lr_schedule: Callable[[float], float]) -> None:
-        """The members, then one optimizer over all their parameters (SB3 builds the heads
-        and the optimizer here)."""
+    def build_networks(self, lr_schedule: Callable[[float], float]) -> None:
+        """The members."""
         args, kwargs = self.member_arguments
         self.members = nn.ModuleList(
             AveragedPolicy(self.observation_space, self.action_space, lr_schedule, *args,
                            **kwargs) for _ in range(self.member_count))
-        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         """SB3's record of the arguments, with ``members``."""
@@ -590,7 +604,7 @@ class EnsemblePolicy(HeadsPolicy):
         return torch.stack(logits).mean(dim=0), torch.stack(values).mean(dim=0)
 
 
-class TowerPolicy(HeadsPolicy):
+class TowerPolicy(NetworksPolicy):
     """An az network (``agents.az.network.AzNet``: a residual tower of ``channels`` and
     ``blocks``, a policy head over the actions and a tanh value head with a hidden layer of
     ``hidden``) as a MaskablePPO policy: its logits are the policy's, its value the critic's.
@@ -612,16 +626,9 @@ class TowerPolicy(HeadsPolicy):
         self.architecture = Architecture(planes, rows, cols, actions, channels, blocks, hidden)
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
-    def make_features_extractor(self) -> BaseFeaturesExtractor:
-        """``ParameterFree``: the tower is the network."""
-        return ParameterFree(self.observation_space)
-
-    def _build(self, lr_schedule: Callable[[float], float]) -> None:
-        """The tower, then the optimizer over its parameters (SB3 builds the heads and the
-        optimizer here)."""
+    def build_networks(self, lr_schedule: Callable[[float], float]) -> None:
+        """The tower."""
         self.tower = AzNet(self.architecture)
-        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
-            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         """SB3's record of the arguments, with the tower's sizes."""
