@@ -57,6 +57,7 @@ def test_export_refuses_planes_computed_outside_torch(tmp_path: Path,
     runs = tmp_path / "runs"
     assert main(["train", "reversi", "--timesteps", "32", "--runs-dir", str(runs),
                  "--no-progress", "--set", "mobility=true", "--set", "init_from=null",
+                 "--set", "tower=false", "--set", "teacher=null",
                  "--set", "n_envs=2", "--set", "n_steps=16", "--set", "batch_size=16",
                  "--set", "channels=4", "--set", "blocks=0", "--set", "features_dim=8",
                  "--set", "eval_every=1000", "--set", "eval_quality=0", "--set",

@@ -39,7 +39,7 @@ TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "b
         "--set", "features_dim=32", "--set", "net_arch=[16]", "--set", "eval_games=4",
         "--set", "eval_opponents=[random]", "--set", "opponents=[random]", "--set", "eval_bar={}",
         "--set", "init_from=null", "--set", "pretrain_positions=null",
-        "--set", "opponent_weights=null"]
+        "--set", "opponent_weights=null", "--set", "teacher=null"]
 ROLLOUT = 4 * 64
 KILL_TIMEOUT_S = 120
 POLL_S = 0.2
@@ -79,7 +79,8 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(("game", "settings", "kind"), [
-    ("reversi", ["symmetric=true", "average_symmetries=false"], "SymmetricPolicy"),
+    ("reversi", ["tower=false", "symmetric=true", "average_symmetries=false"],
+     "SymmetricPolicy"),
     ("four_in_a_row", ["symmetric=true", "average_symmetries=false", "members=1"],
      "SymmetricPolicy"),
     ("four_in_a_row", ["average_symmetries=true", "symmetric=false", "members=1"],
