@@ -45,7 +45,7 @@ def spawn(*args: str) -> pexpect.spawn:
     return child
 
 
-def interrupt(child: pexpect.spawn, tries: int = 3, patience: float = 5.0) -> None:
+def interrupt(child: pexpect.spawn, tries: int = 5, patience: float = 8.0) -> None:
     """Press Ctrl-C until the goodbye comes, as a person would press it again.
 
     Python's ``input()`` over readline can lose a Ctrl-C that lands after the prompt is
@@ -56,7 +56,8 @@ def interrupt(child: pexpect.spawn, tries: int = 3, patience: float = 5.0) -> No
         child.sendintr()
         if child.expect(["Goodbye", pexpect.TIMEOUT], timeout=patience) == 0:
             return
-    raise AssertionError(f"no goodbye after {tries} Ctrl-C")
+    raise AssertionError(f"no goodbye after {tries} Ctrl-C; the game's last output: "
+                         f"{str(child.before)[-300:]!r}")
 
 
 def finish(child: pexpect.spawn, status: int = 0, said_goodbye: bool = False) -> str:
