@@ -4,6 +4,7 @@ a scripted in-process game for Reversi's announced pass."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,14 +39,22 @@ MARGIN = (r"(You beat the computer by \d+ points?!|You lost\. The computer beat 
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    """``python -m boardgym play ARGS`` in a pseudo-terminal."""
+    """``python -m boardgym play ARGS`` in a pseudo-terminal, with Ctrl-C's default action,
+    as a person's shell gives it (a shell without job control starts background jobs with
+    SIGINT ignored, and Python then installs no KeyboardInterrupt for the child)."""
     child = pexpect.spawn(sys.executable, ["-m", "boardgym", "play", *args], cwd=str(ROOT),
-                          encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
+                          encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200),
+                          preexec_fn=default_interrupt)
     child.setecho(False)
     return child
 
 
-def interrupt(child: pexpect.spawn, tries: int = 5, patience: float = 8.0) -> None:
+def default_interrupt() -> None:
+    """In the child before ``exec``: SIGINT back to its default action."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interrupt(child: pexpect.spawn, tries: int = 3, patience: float = 5.0) -> None:
     """Press Ctrl-C until the goodbye comes, as a person would press it again.
 
     Python's ``input()`` over readline can lose a Ctrl-C that lands after the prompt is
