@@ -305,12 +305,66 @@ def test_run_started_from_a_checkpoint_begins_with_its_weights(tmp_path: Path) -
     assert run.buffer.size == 0 and run.iteration == 0
 
 
+def grown_config(**sizes: int) -> az_training.AzConfig:
+    """A tiny run from the shipped tic-tac-toe network, at least as large in every size."""
+    shipped = game("tictactoe").network
+    return tiny_config(init_from="checkpoints/tictactoe_az.zip",
+                       **{"channels": shipped.channels, "blocks": shipped.blocks,
+                          "hidden": shipped.hidden, **sizes})
+
+
+def tictactoe_planes(count: int) -> torch.Tensor:
+    """The observations of ``count`` positions of random tic-tac-toe games, in a row."""
+    rules = game("tictactoe").rules
+    rng = np.random.default_rng(0)
+    states = [rules.initial_state()]
+    while len(states) < count:
+        state = states[-1]
+        states.append(rules.initial_state() if rules.is_terminal(state) else
+                      rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state))))))
+    return torch.as_tensor(np.stack([rules.observation(state) for state in states]),
+                           dtype=torch.float32)
+
+
+@pytest.mark.parametrize("sizes", [{"channels": 48}, {"blocks": 3}, {"hidden": 96},
+                                   {"channels": 40, "blocks": 3, "hidden": 80}])
+def test_run_from_a_smaller_network_grows_it_and_plays_as_it_did(tmp_path: Path,
+                                                                 sizes: dict[str, int]) -> None:
+    """``init_from`` a smaller network: the run's network is larger and, before any
+    training, gives the file's logits and values on every position."""
+    shipped, _ = load_network("checkpoints/tictactoe_az.zip")
+    run = az_training.new_run(grown_config(**sizes), tmp_path)
+    assert all(getattr(run.net.arch, key) == size for key, size in sizes.items())
+    planes = tictactoe_planes(64)
+    with torch.no_grad():
+        for mine, theirs in zip(run.net(planes), shipped(planes), strict=True):
+            torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=1e-5)
+
+
+def test_a_grown_network_learns_with_every_weight() -> None:
+    """The weights growth zeroes (new units into old ones, the new blocks' second
+    convolutions) do not stay zero: after one training step every weight has a gradient, so
+    the larger network can move past the smaller one."""
+    net, _ = az_training.new_learner(grown_config(channels=40, blocks=3, hidden=80))
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
+    planes = tictactoe_planes(32)
+    for _ in range(2):
+        optimizer.zero_grad()
+        logits, values = net(planes)
+        (logits.square().mean() + values.square().mean()).backward()
+        optimizer.step()
+    for name, weight in net.named_parameters():
+        assert weight.grad is not None and weight.grad.abs().sum() > 0, name
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["tictactoe", "--set", "init_from=nowhere.zip"], "init_from: no file nowhere.zip"),
     (["tictactoe", "--set", "init_from=checkpoints/four_in_a_row_az.zip"],
      "trained for 'four_in_a_row', not 'tictactoe'"),
     (["tictactoe", "--set", "init_from=checkpoints/tictactoe_az.zip", "--set", "channels=16"],
      "has channels 32 (config: 16)"),
+    (["tictactoe", "--set", "init_from=checkpoints/tictactoe_az.zip", "--set", "blocks=1"],
+     "(a smaller network grows)"),
     (["nosuchgame"], "unknown game"),
     (["tictactoe", "--set", "bogus=1"], "unknown config key"),
     (["tictactoe", "--set", "simulations=0"], "simulations must be a positive integer"),

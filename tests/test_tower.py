@@ -60,8 +60,11 @@ def positions(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
             np.stack([tictactoe.legal_mask(state) for state in states]))
 
 
-def test_a_run_from_an_az_checkpoint_starts_as_its_raw_policy() -> None:
-    policy = fresh_policy(tower_config(init_from=str(AZ_FILE)))
+@pytest.mark.parametrize("sizes", [{}, {"channels": 48, "blocks": 3, "tower_hidden": 96}],
+                         ids=["its sizes", "grown"])
+def test_a_run_from_an_az_checkpoint_starts_as_its_raw_policy(sizes: dict[str, int]) -> None:
+    """Of the file's sizes or larger (the file's network grown): step 0 is its raw policy."""
+    policy = fresh_policy(tower_config(init_from=str(AZ_FILE), **sizes))
     net, _ = load_az(AZ_FILE, "tictactoe")
     observations, masks = positions(32, seed=0)
     az_logits, az_values = Evaluator(net)(observations, masks)
@@ -111,10 +114,10 @@ def test_a_tower_takes_its_sizes_only(changes: dict[str, Any], message: str) -> 
         tower_config(**changes)
 
 
-def test_an_az_checkpoint_of_other_sizes_is_refused_naming_the_keys() -> None:
-    with pytest.raises(ValueError, match=r"tower_hidden 64 \(config: 128\).*set the config's "
+def test_an_az_checkpoint_of_a_larger_tower_is_refused_naming_the_keys() -> None:
+    with pytest.raises(ValueError, match=r"tower_hidden 64 \(config: 32\).*set the config's "
                                          r"channels, blocks and tower_hidden"):
-        ppo.initial_weights(tower_config(init_from=str(AZ_FILE), tower_hidden=128))
+        ppo.initial_weights(tower_config(init_from=str(AZ_FILE), tower_hidden=32))
     with pytest.raises(ValueError, match="is an az network"):
         ppo.initial_weights(load_config("tictactoe", None, {"init_from": str(AZ_FILE)}))
 

@@ -58,7 +58,14 @@ from boardgym.agents.az.checkpoint import (
     read_tensors,
     write_checkpoint,
 )
-from boardgym.agents.az.network import Architecture, AzNet, Evaluator, Symmetries
+from boardgym.agents.az.network import (
+    SIZES,
+    Architecture,
+    AzNet,
+    Evaluator,
+    Symmetries,
+    grow,
+)
 from boardgym.agents.az.player import AzAgent
 from boardgym.agents.az.search import METHODS, SearchConfig, draw_noise, search
 from boardgym.agents.policy import load_state
@@ -150,9 +157,11 @@ class AzConfig:
         eval_simulations: simulations of the evaluated player (0: the raw policy).
         eval_openings: random plies before each ladder game (fair openings; 0: none).
         torch_threads: CPU threads torch may use.
-        init_from: an az checkpoint of the same game, board and network whose weights
-            start the run (a fresh optimizer and an empty replay buffer: a new run that goes
-            on from a shipped network); None: random weights.
+        init_from: an az checkpoint of the same game and board whose weights start the
+            run (a fresh optimizer and an empty replay buffer: a new run that goes on from a
+            shipped network); a smaller network than the config's grows to its sizes
+            (``agents.az.network.grow``: it plays as the file does at the start); None:
+            random weights.
     """
 
     game: str
@@ -598,14 +607,16 @@ def new_learner(config: AzConfig) -> tuple[AzNet, torch.optim.Optimizer]:
 def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "hidden"
                   ) -> dict[str, torch.Tensor]:
     """The weights of the az checkpoint at ``path``, checked to be for ``game`` on the
-    board and network ``arch``.
+    board of ``arch``; a smaller network is grown to ``arch`` (``agents.az.network.grow``:
+    it plays exactly as the file does until training moves it).
 
     Args:
         path, game, arch: the checkpoint, and the game and network it must fit.
         hidden_key: the config key that sets ``arch.hidden`` (for the message).
 
     Raises:
-        ValueError: no such file, not an az checkpoint, another game, board or network.
+        ValueError: no such file, not an az checkpoint, another game or board, or a network
+            larger than ``arch`` in any size.
     """
     if not Path(path).is_file():
         raise ValueError(f"init_from: no file {path}; give --set init_from=PATH of an az "
@@ -618,13 +629,13 @@ def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "h
                          "az checkpoint of this game, or --set init_from=null") from error
     theirs, ours = start.arch.to_dict(), arch.to_dict()
     names = {**{key: key for key in ours}, "hidden": hidden_key}
-    differ = [f"{names[key]} {theirs[key]} (config: {ours[key]})" for key in ours
-              if theirs[key] != ours[key]]
-    if differ:
-        raise ValueError(f"init_from: {path} has {', '.join(differ)}; set the config's "
-                         f"channels, blocks and {hidden_key} to the checkpoint's, or --set "
-                         "init_from=null")
-    return start.state_dict()
+    unfit = [f"{names[key]} {theirs[key]} (config: {ours[key]})" for key in ours
+             if theirs[key] > ours[key] or (theirs[key] < ours[key] and key not in SIZES)]
+    if unfit:
+        raise ValueError(f"init_from: {path} has {', '.join(unfit)}; set the config's "
+                         f"channels, blocks and {hidden_key} to the checkpoint's or larger "
+                         "(a smaller network grows), or --set init_from=null")
+    return (start if start.arch == arch else grow(start, arch)).state_dict()
 
 
 def optimizer_for(config: AzConfig, net: AzNet) -> torch.optim.Optimizer:

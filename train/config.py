@@ -96,7 +96,8 @@ class TrainConfig:
         tower: the policy is an az network instead (``agents.networks.TowerPolicy``: a
             residual tower of ``channels`` and ``blocks``, a policy head and a tanh value head
             with a hidden layer of ``tower_hidden``), so that ``init_from`` may be an az
-            checkpoint (``boardgym az``) of those sizes and PPO goes on from its raw policy;
+            checkpoint (``boardgym az``) of those sizes or smaller (grown) and PPO goes on
+            from its raw policy;
             ``BoardCNN``'s options, the symmetric policies and ``net_arch`` do not apply.
         tower_hidden: with ``tower``, the value head's hidden units.
         eval_every: timesteps between evaluations against ``eval_opponents``.

@@ -196,7 +196,8 @@ def heads_of(architecture: dict[str, Any]) -> tuple[Any, ...]:
 def initial_weights(config: TrainConfig) -> dict[str, Any] | None:
     """The policy state dict of ``config.init_from`` (None without one), checked to fit a
     fresh run of ``config``: same game, board and network (``check_fits``). With
-    ``config.tower``, ``init_from`` may also be an az checkpoint of the tower's sizes.
+    ``config.tower``, ``init_from`` may also be an az checkpoint of the tower's sizes or
+    smaller (grown to them: ``agents.az.network.grow``).
 
     Raises:
         ValueError: no such file, not a policy checkpoint, or one that does not fit (the

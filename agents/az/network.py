@@ -30,6 +30,8 @@ POLICY_PLANES = 2
 VALUE_PLANES = 1
 """Channels of the value head's 1x1 convolution."""
 MASKED_LOGIT = -np.inf
+SIZES = ("channels", "blocks", "hidden")
+"""The ``Architecture`` fields a network may grow in (``grow``); the others are the board's."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,40 @@ class AzNet(nn.Module):
         logits = self.policy_out(torch.relu(self.policy_conv(x)).flatten(1))
         hidden = torch.relu(self.value_hidden(torch.relu(self.value_conv(x)).flatten(1)))
         return logits, torch.tanh(self.value_out(hidden)).squeeze(1)
+
+
+def grow(net: AzNet, arch: Architecture) -> AzNet:
+    """A network of the larger ``arch`` that computes exactly what ``net`` computes.
+
+    ``arch`` has ``net``'s board (planes, rows, cols, actions) and at least its channels,
+    blocks and hidden units. The result starts as a fresh ``AzNet(arch)`` (torch's random
+    initialisation, so seed torch for a reproducible one) and takes ``net``'s weights in the
+    leading slice of each tensor. Each weight from a new unit into an old one is zeroed,
+    and so is the second convolution of each new block: such a block passes its input,
+    already rectified, unchanged. The new units keep random weights into themselves, so
+    gradients reach every weight and the larger network can learn past the smaller one.
+
+    Raises:
+        ValueError: another board, or a smaller size than ``net``'s.
+    """
+    small, large = net.arch.to_dict(), arch.to_dict()
+    if any(small[key] != large[key] for key in small if key not in SIZES):
+        raise ValueError("a network grows only on its own board")
+    if any(small[key] > large[key] for key in SIZES):
+        raise ValueError("a network grows, never shrinks: channels, blocks and hidden must "
+                         "each be at least the start network's")
+    grown = AzNet(arch)
+    weights = grown.state_dict()  # views of the parameters: writing them writes the network
+    with torch.no_grad():
+        for name, old in net.state_dict().items():
+            new = weights[name]
+            new[tuple(slice(0, size) for size in old.shape)] = old
+            if new.dim() > 1:
+                new[:old.shape[0], old.shape[1]:] = 0
+        for block in range(net.arch.blocks, arch.blocks):
+            weights[f"tower.{block}.conv2.weight"].zero_()
+            weights[f"tower.{block}.conv2.bias"].zero_()
+    return grown
 
 
 class Evaluator:
@@ -155,4 +191,4 @@ class Symmetries:
         return (image.reshape(observations.shape), *moved)
 
 
-__all__ = ["Architecture", "AzNet", "Evaluator", "Symmetries"]
+__all__ = ["SIZES", "Architecture", "AzNet", "Evaluator", "Symmetries", "grow"]
