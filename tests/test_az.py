@@ -28,6 +28,7 @@ from boardgym.envs.games.core import batch_of, take
 from boardgym.train import az as az_training
 from boardgym.train.cli import main
 from boardgym.train.quality import default_positions, judge, load_positions
+from tests.boards import random_position
 
 SEARCH_SIMULATIONS = 200
 
@@ -314,14 +315,10 @@ def grown_config(**sizes: int) -> az_training.AzConfig:
 
 
 def tictactoe_planes(count: int) -> torch.Tensor:
-    """The observations of ``count`` positions of random tic-tac-toe games, in a row."""
+    """The observations of ``count`` random unfinished tic-tac-toe positions (0-7 moves)."""
     rules = game("tictactoe").rules
     rng = np.random.default_rng(0)
-    states = [rules.initial_state()]
-    while len(states) < count:
-        state = states[-1]
-        states.append(rules.initial_state() if rules.is_terminal(state) else
-                      rules.apply(state, int(rng.choice(np.flatnonzero(rules.legal_mask(state))))))
+    states = [random_position(rules, rng, moves=int(rng.integers(0, 8))) for _ in range(count)]
     return torch.as_tensor(np.stack([rules.observation(state) for state in states]),
                            dtype=torch.float32)
 
