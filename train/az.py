@@ -59,12 +59,12 @@ from boardgym.agents.az.checkpoint import (
     write_checkpoint,
 )
 from boardgym.agents.az.network import (
-    SIZES,
     Architecture,
     AzNet,
     Evaluator,
     Symmetries,
     grow,
+    unfit_fields,
 )
 from boardgym.agents.az.player import AzAgent
 from boardgym.agents.az.search import METHODS, SearchConfig, draw_noise, search
@@ -629,8 +629,8 @@ def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "h
                          "az checkpoint of this game, or --set init_from=null") from error
     theirs, ours = start.arch.to_dict(), arch.to_dict()
     names = {**{key: key for key in ours}, "hidden": hidden_key}
-    unfit = [f"{names[key]} {theirs[key]} (config: {ours[key]})" for key in ours
-             if theirs[key] > ours[key] or (theirs[key] < ours[key] and key not in SIZES)]
+    unfit = [f"{names[key]} {theirs[key]} (config: {ours[key]})"
+             for key in unfit_fields(start.arch, arch)]
     if unfit:
         raise ValueError(f"init_from: {path} has {', '.join(unfit)}; set the config's "
                          f"channels, blocks and {hidden_key} to the checkpoint's or larger "

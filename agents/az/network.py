@@ -94,6 +94,14 @@ class AzNet(nn.Module):
         return logits, torch.tanh(self.value_out(hidden)).squeeze(1)
 
 
+def unfit_fields(start: Architecture, arch: Architecture) -> list[str]:
+    """The fields in which ``start`` cannot grow into ``arch`` (empty: ``grow`` can): a
+    board field that differs, or a size (``SIZES``) larger than ``arch``'s."""
+    theirs, ours = start.to_dict(), arch.to_dict()
+    return [key for key in ours
+            if theirs[key] > ours[key] or (theirs[key] < ours[key] and key not in SIZES)]
+
+
 def grow(net: AzNet, arch: Architecture) -> AzNet:
     """A network of the larger ``arch`` that computes exactly what ``net`` computes.
 
@@ -106,14 +114,12 @@ def grow(net: AzNet, arch: Architecture) -> AzNet:
     gradients reach every weight and the larger network can learn past the smaller one.
 
     Raises:
-        ValueError: another board, or a smaller size than ``net``'s.
+        ValueError: ``unfit_fields`` names some: another board, or a smaller size.
     """
-    small, large = net.arch.to_dict(), arch.to_dict()
-    if any(small[key] != large[key] for key in small if key not in SIZES):
-        raise ValueError("a network grows only on its own board")
-    if any(small[key] > large[key] for key in SIZES):
-        raise ValueError("a network grows, never shrinks: channels, blocks and hidden must "
-                         "each be at least the start network's")
+    unfit = unfit_fields(net.arch, arch)
+    if unfit:
+        raise ValueError(f"a network grows only on its own board, never shrinks; "
+                         f"{', '.join(unfit)} do not fit")
     grown = AzNet(arch)
     weights = grown.state_dict()  # views of the parameters: writing them writes the network
     with torch.no_grad():
@@ -191,4 +197,4 @@ class Symmetries:
         return (image.reshape(observations.shape), *moved)
 
 
-__all__ = ["SIZES", "Architecture", "AzNet", "Evaluator", "Symmetries", "grow"]
+__all__ = ["SIZES", "Architecture", "AzNet", "Evaluator", "Symmetries", "grow", "unfit_fields"]
