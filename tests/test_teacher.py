@@ -4,6 +4,7 @@ PPO learner; and ``BoardCNN``'s feature layer (``features_activation``, ``head_p
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -307,8 +308,29 @@ class SkipCheckedKickstart(Kickstart):
             assert all(self.seen[step][game] == "perfect" for game in index)
         obs = buffer.observations.reshape(-1, *buffer.obs_shape)[against == "perfect"]
         assert np.array_equal(obs, targets.obs.numpy())
+        assert self.network_rows == [len(obs)]  # the network sees the taught positions only
+        taught = np.flatnonzero(against == "perfect")
+        rows = np.concatenate([step * buffer.n_envs + index for step, index, _ in self.picked])
+        found = self.teacher.search_batch(join([states for _, _, states in self.picked]))
+        assert np.allclose(found.policy, targets.policy[np.searchsorted(taught, rows)].numpy(),
+                           atol=1e-6)
         SkipCheckedKickstart.checked += 1
         return targets
+
+    def _on_rollout_end(self) -> None:
+        self.network_rows: list[int] = []
+        assert self.network is not None
+        network_result = self.network.network_result
+
+        def counted(observations: np.ndarray, masks: np.ndarray) -> Any:
+            self.network_rows.append(len(observations))
+            return network_result(observations, masks)
+
+        self.network.network_result = counted  # type: ignore[method-assign]
+        try:
+            super()._on_rollout_end()
+        finally:
+            del self.network.network_result
 
 
 def test_games_against_skipped_opponents_are_not_distilled(tmp_path: Path) -> None:
