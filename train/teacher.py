@@ -372,20 +372,21 @@ class Kickstart(BaseCallback):
         self.logger.record("teacher/value_error", error)
 
     def targets(self) -> Targets:
-        """The teacher's targets on the rollout: with a network, on every position (the
-        network's, replaced by the search's on the recorded positions); else on the recorded
-        positions only."""
+        """The teacher's targets on the rollout: with a network, on every taught position
+        (the network's, replaced by the search's on the recorded positions, which are taught
+        ones); else on the recorded positions only. The network sees the taught positions
+        only."""
         buffer = self.rollout()
         obs = buffer.observations.reshape(-1, *buffer.obs_shape)  # step-major, as stored
         masks = buffer.action_masks.reshape(len(obs), -1) > 0
         rows, searched = self.searched(buffer.n_envs, masks.shape[1])
         if self.network is None:
             return as_targets(obs[rows], masks[rows], searched.policy, searched.value)
-        found = self.network.network_result(obs, masks)
-        policy, values = found.policy, found.value
-        policy[rows], values[rows] = searched.policy, searched.value
-        taught = np.concatenate(self.taught)
-        return as_targets(obs[taught], masks[taught], policy[taught], values[taught])
+        taught = np.flatnonzero(np.concatenate(self.taught))
+        found = self.network.network_result(obs[taught], masks[taught])
+        at = np.searchsorted(taught, rows)  # the recorded rows among the taught ones
+        found.policy[at], found.value[at] = searched.policy, searched.value
+        return as_targets(obs[taught], masks[taught], found.policy, found.value)
 
     def searched(self, games: int, actions: int) -> tuple[np.ndarray, Moves]:
         """The rollout rows (step-major, ``games`` a step) of the recorded positions and the
