@@ -249,6 +249,29 @@ def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> No
     assert read_metadata(run / "checkpoints" / "best.zip")["num_timesteps"] == best_step
 
 
+def test_bar_games_judge_the_bar_from_the_start_position(tmp_path: Path) -> None:
+    """With ``bar_games`` the bar is held or not on games of its own (6 here, the eval's 4)."""
+    run = train_tiny(tmp_path, 3072, "--set", "eval_every=1024", "--set", "eval_openings=2",
+                     "--set", "eval_bar={random: 0.5}", "--set", "bar_games=6")
+    history = json.loads((run / "eval.json").read_text())
+    for record in history:
+        rate = record["bar_rates"]["random"]
+        assert round(rate * 6, 9).is_integer()
+        assert record["bar_held"] == (rate >= 0.5)
+    keys = {record["step"]: selection_key(record["win_rates"]["random"]
+                                          - record["loss_rates"]["random"],
+                                          record["quality"]["score"], record["bar_held"])
+            for record in history}
+    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    best = json.loads((run / "best.json").read_text())
+    assert (best["step"], best["bar_held"]) == (best_step, keys[best_step][0])
+
+
+def test_bar_games_need_a_bar(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="bar_games"):
+        load_config("tictactoe", overrides={"eval_opponents": ["random"], "bar_games": 10})
+
+
 def test_eval_start_makes_the_starting_network_a_candidate(tmp_path: Path) -> None:
     # learning rate 0: every evaluation equals the first, the one at step 0, which stays best
     run = train_tiny(tmp_path, 1024, "--set", "eval_every=512", "--set", "learning_rate=0",

@@ -12,7 +12,9 @@ the selection part of the game's labelled set (``train.quality``); ``best.zip`` 
 evaluation with the best quality score (ties: the best win score), and ``patience`` stops a
 run whose selection key has not improved for that many evaluations. With ``eval_bar``
 (``{spec: win rate}``), the evaluations where the learner held every bar rank above all
-others: ``best.zip`` is the best quality that keeps what a shipped checkpoint must keep.
+others: ``best.zip`` is the best quality that keeps what a shipped checkpoint must keep;
+with ``bar_games: N`` the bar is judged on N games of its own against each bar opponent,
+from the start position, instead of on the eval games.
 """
 
 from __future__ import annotations
@@ -254,14 +256,26 @@ class RunCallback(BaseCallback):
         """Training wall time of the run so far, earlier sessions included."""
         return self.elapsed_at_start + time.perf_counter() - self.started
 
-    def eval_match(self, spec: str) -> MatchResult:
-        """The learner against eval opponent ``spec`` (``config.eval_games`` games)."""
-        config = self.run.config
+    def eval_match(self, spec: str, config: TrainConfig | None = None,
+                   games: int | None = None) -> MatchResult:
+        """The learner against eval opponent ``spec``: ``games`` games (default
+        ``config.eval_games``), the openings of ``config`` (default the run's)."""
+        config = config or self.run.config
+        games = games or config.eval_games
         if spec in self.eval_agents:
-            result = match(self.model, config, self.eval_agents[spec], config.eval_games,
-                           config.seed)
+            result = match(self.model, config, self.eval_agents[spec], games, config.seed)
             return dataclasses.replace(result, a=LEARNER, b=spec)
-        return vector_match(self.model.policy, config, spec, config.eval_games, config.seed)
+        return vector_match(self.model.policy, config, spec, games, config.seed)
+
+    def bar_rates(self, wins: dict[str, float]) -> dict[str, float]:
+        """The win rates the bar is judged on: ``config.bar_games`` games from the start
+        position against each bar opponent, or the eval games' ``wins`` (``bar_games: 0``)."""
+        config = self.run.config
+        if not config.bar_games:
+            return {spec: wins[spec] for spec in config.eval_bar}
+        plain = dataclasses.replace(config, eval_openings=0)
+        return {spec: self.eval_match(spec, plain, config.bar_games).a_win_rate
+                for spec in config.eval_bar}
 
     def judge_quality(self) -> Quality | None:
         """The learner's greedy moves judged on the selection positions (None: quality off)."""
@@ -285,6 +299,11 @@ class RunCallback(BaseCallback):
             self.logger.record(f"eval/loss_rate_vs_{spec}", losses[spec])
         record: dict[str, Any] = {"step": step, "seconds": round(self.wall_time(), 1),
                                   "win_rates": wins, "loss_rates": losses}
+        held = None
+        if config.eval_bar:
+            record["bar_rates"] = bars = self.bar_rates(wins)
+            record["bar_held"] = held = all(bars[spec] >= rate
+                                            for spec, rate in config.eval_bar.items())
         quality = self.judge_quality()
         if quality is not None:
             record["quality"] = quality_record(quality)
@@ -295,13 +314,14 @@ class RunCallback(BaseCallback):
         write_json(self.run.directory / EVAL_FILE, self.run.history)
         print(f"[{step:>9} steps, {self.wall_time():7.0f} s] win/loss "
               + ", ".join(f"{spec} {wins[spec]:.0%}/{losses[spec]:.0%}" for spec in results)
-              + ("" if quality is None else f"; quality {quality_summary(quality)}"),
+              + ("" if quality is None else f"; quality {quality_summary(quality)}")
+              + ("" if held is None else "; bar " + ", ".join(
+                  f"{spec} {rate:.1%}" for spec, rate in record["bar_rates"].items())
+                 + (" held" if held else " missed")),
               flush=True)
         save_checkpoint(self.model, self.run.directory / CHECKPOINTS / f"step_{step}.zip",
                         config.game, config.env_kwargs)
         win_score = float(np.mean([wins[spec] - losses[spec] for spec in results]))
-        held = all(wins[spec] >= rate for spec, rate in config.eval_bar.items()) \
-            if config.eval_bar else None
         self.select(selection_key(win_score, None if quality is None else quality.score, held),
                     step)
         return wins

@@ -46,7 +46,7 @@ POSITIVE_KEYS = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs
                  "features_dim", "teacher_steps", "teacher_epochs", "teacher_positions",
                  "pretrain_epochs", "pretrain_batch_size", "tower_hidden")
 NON_NEGATIVE_KEYS = ("blocks", "eval_quality", "patience", "eval_openings", "head_planes",
-                     "teacher_simulations", "threats", "pretrain_rehearsal")
+                     "teacher_simulations", "threats", "pretrain_rehearsal", "bar_games")
 """Integer keys where 0 means none (no residual block) or off."""
 
 
@@ -138,6 +138,10 @@ class TrainConfig:
         eval_bar: ``{spec: win rate}`` of eval opponents: evaluations where the learner's win
             rate against one of them is below its bar rank below every evaluation that
             holds them all (``runs.selection_key``); ``{}``: no bar.
+        bar_games: the bar is judged on games of its own, this many against each bar
+            opponent from the start position, the first player random per game (what
+            ``boardgym evaluate`` plays, the measure of the shipped checkpoints' bars), not
+            on the eval games; 0: on the eval games.
         teacher: what the learner is distilled toward after each rollout
             (``train.teacher``): an az checkpoint (``boardgym az``) of the same game and
             board, or a player spec (``alphabeta:4``: its moves on ``teacher_positions``
@@ -231,6 +235,7 @@ class TrainConfig:
     eval_quality_positions: str | None = None
     patience: int = 0
     eval_bar: dict[str, float] = field(default_factory=dict)
+    bar_games: int = 0
     teacher: str | None = None
     teacher_coef: float = 1.0
     teacher_steps: int = 1_000_000
@@ -358,6 +363,9 @@ class TrainConfig:
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
                     or not 0.0 <= rate <= 1.0:
                 raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
+        if self.bar_games and not self.eval_bar:
+            raise ValueError(f"bar_games={self.bar_games} judges a bar, but eval_bar is empty; "
+                             "set one (--set eval_bar={corner_best: 0.97}) or --set bar_games=0")
 
     def _check_pretrained_teacher(self) -> None:
         """``teacher: pretrained`` needs a start to keep and searches nothing."""
