@@ -267,15 +267,21 @@ class RunCallback(BaseCallback):
             return dataclasses.replace(result, a=LEARNER, b=spec)
         return vector_match(self.model.policy, config, spec, games, config.seed)
 
-    def bar_rates(self, wins: dict[str, float]) -> dict[str, float]:
-        """The win rates the bar is judged on: ``config.bar_games`` games from the start
-        position against each bar opponent, or the eval games' ``wins`` (``bar_games: 0``)."""
+    def judge_bar(self, wins: dict[str, float]) -> dict[str, Any]:
+        """The evaluation record's ``bar_rates`` (the win rates the bar is judged on:
+        ``config.bar_games`` games from the start position against each bar opponent, or
+        the eval games' ``wins`` with ``bar_games: 0``) and ``bar_held`` (every rate reaches
+        its bar); empty without ``eval_bar``."""
         config = self.run.config
-        if not config.bar_games:
-            return {spec: wins[spec] for spec in config.eval_bar}
-        plain = dataclasses.replace(config, eval_openings=0)
-        return {spec: self.eval_match(spec, plain, config.bar_games).a_win_rate
-                for spec in config.eval_bar}
+        if not config.eval_bar:
+            return {}
+        rates = {spec: wins[spec] for spec in config.eval_bar}
+        if config.bar_games:
+            plain = dataclasses.replace(config, eval_openings=0)
+            rates = {spec: self.eval_match(spec, plain, config.bar_games).a_win_rate
+                     for spec in rates}
+        return {"bar_rates": rates,
+                "bar_held": all(rates[spec] >= bar for spec, bar in config.eval_bar.items())}
 
     def judge_quality(self) -> Quality | None:
         """The learner's greedy moves judged on the selection positions (None: quality off)."""
@@ -299,11 +305,8 @@ class RunCallback(BaseCallback):
             self.logger.record(f"eval/loss_rate_vs_{spec}", losses[spec])
         record: dict[str, Any] = {"step": step, "seconds": round(self.wall_time(), 1),
                                   "win_rates": wins, "loss_rates": losses}
-        held = None
-        if config.eval_bar:
-            record["bar_rates"] = bars = self.bar_rates(wins)
-            record["bar_held"] = held = all(bars[spec] >= rate
-                                            for spec, rate in config.eval_bar.items())
+        record.update(self.judge_bar(wins))
+        held = record.get("bar_held")
         quality = self.judge_quality()
         if quality is not None:
             record["quality"] = quality_record(quality)
