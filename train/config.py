@@ -365,7 +365,8 @@ class TrainConfig:
                 raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
         if self.bar_games and not self.eval_bar:
             raise ValueError(f"bar_games={self.bar_games} judges a bar, but eval_bar is empty; "
-                             "set one (--set eval_bar={corner_best: 0.97}) or --set bar_games=0")
+                             "set one (--set 'eval_bar={SPEC: RATE}', SPEC one of the "
+                             f"eval_opponents {self.eval_opponents}) or --set bar_games=0")
 
     def _check_pretrained_teacher(self) -> None:
         """``teacher: pretrained`` needs a start to keep and searches nothing."""
