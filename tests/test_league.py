@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -174,14 +176,25 @@ def train_tiny(tmp_path: Path, steps: int, *extra: str) -> Path:
     return run
 
 
+def expected_best(history: list[dict[str, Any]],
+                  held: Callable[[dict[str, Any]], bool] | None = None) -> tuple[int, list[float]]:
+    """The step ``best.zip`` must hold, re-derived from ``eval.json``'s records, and its
+    selection key: the first evaluation with the largest key (``held``: whether a record
+    held the bar; None: no bar)."""
+    keys = {record["step"]: selection_key(record["win_rates"]["random"]
+                                          - record["loss_rates"]["random"],
+                                          record["quality"]["score"],
+                                          None if held is None else held(record))
+            for record in history}
+    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    return best_step, keys[best_step]
+
+
 def test_best_zip_is_the_evaluation_with_the_best_selection_quality(tmp_path: Path) -> None:
     run = train_tiny(tmp_path, 6144, "--set", "eval_every=1024")
     history = json.loads((run / "eval.json").read_text())
     assert len(history) == 6 and all("quality" in record for record in history)
-    keys = {record["step"]: selection_key(record["win_rates"]["random"]
-                                          - record["loss_rates"]["random"],
-                                          record["quality"]["score"]) for record in history}
-    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    best_step, _ = expected_best(history)
     best = json.loads((run / "best.json").read_text())
     assert best["metric"] == QUALITY and best["step"] == best_step
     assert best["quality_score"] == max(record["quality"]["score"] for record in history)
@@ -238,14 +251,9 @@ def test_best_zip_holds_the_bar_when_an_evaluation_held_it(tmp_path: Path) -> No
     run = train_tiny(tmp_path, 4096, "--set", "eval_every=1024",
                      "--set", "eval_bar={random: 0.5}")
     history = json.loads((run / "eval.json").read_text())
-    keys = {record["step"]: selection_key(record["win_rates"]["random"]
-                                          - record["loss_rates"]["random"],
-                                          record["quality"]["score"],
-                                          record["win_rates"]["random"] >= 0.5)
-            for record in history}
-    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    best_step, key = expected_best(history, lambda record: record["win_rates"]["random"] >= 0.5)
     best = json.loads((run / "best.json").read_text())
-    assert (best["step"], best["bar_held"]) == (best_step, keys[best_step][0])
+    assert (best["step"], best["bar_held"]) == (best_step, key[0])
     assert read_metadata(run / "checkpoints" / "best.zip")["num_timesteps"] == best_step
 
 
@@ -258,13 +266,9 @@ def test_bar_games_judge_the_bar_from_the_start_position(tmp_path: Path) -> None
         rate = record["bar_rates"]["random"]
         assert round(rate * 6, 9).is_integer()
         assert record["bar_held"] == (rate >= 0.5)
-    keys = {record["step"]: selection_key(record["win_rates"]["random"]
-                                          - record["loss_rates"]["random"],
-                                          record["quality"]["score"], record["bar_held"])
-            for record in history}
-    best_step = max(keys, key=lambda step: (keys[step], -step))  # the first of equal keys
+    best_step, key = expected_best(history, lambda record: record["bar_held"])
     best = json.loads((run / "best.json").read_text())
-    assert (best["step"], best["bar_held"]) == (best_step, keys[best_step][0])
+    assert (best["step"], best["bar_held"]) == (best_step, key[0])
 
 
 def test_bar_games_need_a_bar(tmp_path: Path) -> None:
