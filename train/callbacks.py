@@ -215,7 +215,8 @@ class RunCallback(BaseCallback):
             run.config.eval_quality_positions)
         """The selection positions judged at each evaluation (none: quality is off)."""
         metric, bar = QUALITY if count else WIN_RATE, bool(run.config.eval_bar)
-        # a resume that turned eval_quality or eval_bar on or off starts a new selection
+        # a resume that turned eval_quality on or off starts a new selection (eval_bar and
+        # bar_games cannot change on resume: runs.RESUMABLE_KEYS)
         if (run.selection.metric, run.selection.bar) != (metric, bar):
             run.selection = Selection(metric, bar=bar)
         self.stopped = False
