@@ -243,6 +243,28 @@ def test_plot_draws_a_png(tmp_path: Path) -> None:
     assert (run / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_draws_the_bar_games_in_their_opponent_colour() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    history = [{"step": step, "win_rates": {"corner_best": won, "random": 1.0},
+                "loss_rates": {"corner_best": 1 - won, "random": 0.0},
+                "bar_rates": {"corner_best": bar}}
+               for step, won, bar in [(0, 0.6, 0.7), (100, 0.9, 0.975)]]
+    figure, axes = plt.subplots()
+    plot.draw_games(axes, history)
+    lines = {line.get_label(): line for line in axes.get_lines()}
+    bar = lines["corner_best (bar games won)"]
+    assert list(bar.get_ydata()) == pytest.approx([70.0, 97.5])
+    assert bar.get_linestyle() == ":"
+    assert bar.get_color() == lines["corner_best (won)"].get_color()
+    assert lines["random (won)"].get_color() != bar.get_color()
+    assert "random (bar games won)" not in lines
+    plt.close(figure)
+
+
 def test_plot_names_what_the_steps_count() -> None:
     import matplotlib
 

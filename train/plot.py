@@ -2,10 +2,11 @@
 
 ``boardgym plot RUN_DIR [--out FILE.png]`` reads the run's ``eval.json`` (written by
 ``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent (solid: won,
-dashed: lost); when the run judged quality (``--eval-quality N``) a second panel below shows
-the outcome-kept and best-move shares on the selection positions, with the step of
-``best.zip`` marked. The PNG goes to ``RUN_DIR/learning_curve.png`` unless ``--out`` says
-otherwise.
+dashed: lost), and, when the run judged its bar on games of its own (``bar_games``), one
+dotted line per bar opponent for those games; when the run judged quality
+(``--eval-quality N``) a second panel below shows the outcome-kept and best-move shares on
+the selection positions, with the step of ``best.zip`` marked. The PNG goes to
+``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ FIGURE_SIZE = (7.0, 4.0)
 QUALITY_FIGURE_SIZE = (7.0, 6.5)
 DPI = 120
 PERCENT = 100
+GAME_LINES = (("win_rates", "-", "won"), ("loss_rates", "--", "lost"),
+              ("bar_rates", ":", "bar games won"))
+"""The games panel's lines: key of an eval record, line style and label."""
 QUALITY_LINES = (("kept_rate", "outcome kept"), ("best_rate", "best move"))
 """The quality panel's lines: key of an eval record's ``"quality"`` and label."""
 BEST_FILE = "best.json"
@@ -107,6 +111,23 @@ def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
     axes.legend(loc="lower right", fontsize="small")
 
 
+def draw_games(axes: Any, history: list[dict[str, Any]]) -> None:
+    """The games panel: per eval opponent its win rate (solid) and loss rate (dashed), and
+    per bar opponent the win rate of the bar's own games (dotted, ``"bar_rates"``), each
+    opponent in one colour."""
+    colours: dict[str, Any] = {}
+    for key, style, outcome in GAME_LINES:
+        for spec, (steps, rates) in curves(history, key).items():
+            line, = axes.plot(steps, [PERCENT * rate for rate in rates], linestyle=style,
+                              marker="o" if style == "-" else None, markersize=3,
+                              color=colours.get(spec), label=f"{spec} ({outcome})")
+            colours.setdefault(spec, line.get_color())
+    axes.set_ylabel("games (%)")
+    axes.set_ylim(0, PERCENT)
+    axes.grid(alpha=0.3)
+    axes.legend(title="against", loc="center right", fontsize="small")
+
+
 def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Path:
     """Draw the learning curves of ``run_dir`` to a PNG (with a quality panel when the run
     judged quality); returns its path."""
@@ -122,19 +143,9 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
         draw_quality(lower, quality, best_step(run_dir), x_label(history))
     else:
         figure, axes = plt.subplots(figsize=FIGURE_SIZE)
-    for spec, (steps, rates) in curves(history).items():
-        line, = axes.plot(steps, [100 * r for r in rates], marker="o", markersize=3,
-                          label=f"{spec} (won)")
-        losses = curves(history, "loss_rates").get(spec)
-        if losses is not None:
-            axes.plot(losses[0], [100 * r for r in losses[1]], linestyle="--",
-                      color=line.get_color(), label=f"{spec} (lost)")
+    draw_games(axes, history)
     if not quality:
         axes.set_xlabel(x_label(history))
-    axes.set_ylabel("games (%)")
-    axes.set_ylim(0, 100)
-    axes.grid(alpha=0.3)
-    axes.legend(title="against", loc="center right", fontsize="small")
     axes.set_title(title or run_dir.name)
     figure.tight_layout()
     target = out or run_dir / DEFAULT_PNG
