@@ -26,9 +26,9 @@ FIGURE_SIZE = (7.0, 4.0)
 QUALITY_FIGURE_SIZE = (7.0, 6.5)
 DPI = 120
 PERCENT = 100
-GAME_LINES = (("win_rates", "-", "won"), ("loss_rates", "--", "lost"),
-              ("bar_rates", ":", "bar games won"))
-"""The games panel's lines: key of an eval record, line style and label."""
+GAME_LINES = (("win_rates", "-", "o", "won"), ("loss_rates", "--", None, "lost"),
+              ("bar_rates", ":", None, "bar games won"))
+"""The games panel's lines: key of an eval record, line style, marker and label."""
 QUALITY_LINES = (("kept_rate", "outcome kept"), ("best_rate", "best move"))
 """The quality panel's lines: key of an eval record's ``"quality"`` and label."""
 BEST_FILE = "best.json"
@@ -116,11 +116,11 @@ def draw_games(axes: Any, history: list[dict[str, Any]]) -> None:
     per bar opponent the win rate of the bar's own games (dotted, ``"bar_rates"``), each
     opponent in one colour."""
     colours: dict[str, Any] = {}
-    for key, style, outcome in GAME_LINES:
+    for key, style, marker, outcome in GAME_LINES:
         for spec, (steps, rates) in curves(history, key).items():
             line, = axes.plot(steps, [PERCENT * rate for rate in rates], linestyle=style,
-                              marker="o" if style == "-" else None, markersize=3,
-                              color=colours.get(spec), label=f"{spec} ({outcome})")
+                              marker=marker, markersize=3, color=colours.get(spec),
+                              label=f"{spec} ({outcome})")
             colours.setdefault(spec, line.get_color())
     axes.set_ylabel("games (%)")
     axes.set_ylim(0, PERCENT)
