@@ -48,7 +48,7 @@ def median_ms(run: Callable[[], object], repeats: int) -> float:
 
 def random_samples(net: AzNet, count: int, rng: np.random.Generator) -> Samples:
     """``count`` training samples of ``net``'s shape: random stone planes, every move legal,
-    uniform policy targets, drawn results."""
+    uniform policy targets, every result a draw (0)."""
     arch = net.arch
     planes = rng.integers(0, 2, size=(count, arch.planes, arch.rows, arch.cols), dtype=np.uint8)
     masks = np.ones((count, arch.n_actions), dtype=bool)
