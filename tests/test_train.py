@@ -265,6 +265,25 @@ def test_plot_draws_the_bar_games_in_their_opponent_colour() -> None:
     plt.close(figure)
 
 
+def test_plot_legends_sit_beside_the_panels_not_over_their_lines() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    history = [{"step": step, "win_rates": {"corner_best": won},
+                "quality": {"kept_rate": 0.8, "best_rate": 0.5}}
+               for step, won in [(0, 0.6), (100, 0.9)]]
+    figure, (games, quality) = plt.subplots(2, 1)
+    plot.draw_games(games, history)
+    plot.draw_quality(quality, plot.quality_curves(history), 100, plot.x_label(history))
+    figure.canvas.draw()
+    for axes in (games, quality):
+        legend = axes.get_legend().get_window_extent()
+        assert legend.x0 >= axes.get_window_extent().x1
+    plt.close(figure)
+
+
 def test_plot_names_what_the_steps_count() -> None:
     import matplotlib
 

@@ -31,6 +31,8 @@ GAME_LINES = (("win_rates", "-", "o", "won"), ("loss_rates", "--", None, "lost")
 """The games panel's lines: key of an eval record, line style, marker and label."""
 QUALITY_LINES = (("kept_rate", "outcome kept"), ("best_rate", "best move"))
 """The quality panel's lines: key of an eval record's ``"quality"`` and label."""
+LEGEND_PLACE = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "fontsize": "small"}
+"""Where a panel's legend goes: outside the axes, to their right, so it covers no line."""
 BEST_FILE = "best.json"
 """Written by training next to ``eval.json``: the step of ``best.zip`` (``train.runs``)."""
 
@@ -108,7 +110,7 @@ def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
     axes.set_ylabel("labelled positions judged (%)")
     axes.set_ylim(0, PERCENT)
     axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize="small")
+    axes.legend(**LEGEND_PLACE)
 
 
 def draw_games(axes: Any, history: list[dict[str, Any]]) -> None:
@@ -125,7 +127,7 @@ def draw_games(axes: Any, history: list[dict[str, Any]]) -> None:
     axes.set_ylabel("games (%)")
     axes.set_ylim(0, PERCENT)
     axes.grid(alpha=0.3)
-    axes.legend(title="against", loc="center right", fontsize="small")
+    axes.legend(title="against", **LEGEND_PLACE)
 
 
 def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Path:
@@ -149,7 +151,7 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
     axes.set_title(title or run_dir.name)
     figure.tight_layout()
     target = out or run_dir / DEFAULT_PNG
-    figure.savefig(target, dpi=DPI)
+    figure.savefig(target, dpi=DPI, bbox_inches="tight")  # the legends outside the axes too
     plt.close(figure)
     return target
 
