@@ -13,7 +13,6 @@ convolution does not depend on the values it reads. Each figure is the median of
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from boardgym.agents.az.checkpoint import load_network
 from boardgym.agents.az.network import AzNet
 from boardgym.bench.throughput import machine
 from boardgym.train.az import Samples, losses
+from boardgym.train.cli import CommandParser, int_at_least
 
 DEFAULT_CHECKPOINT = Path("checkpoints/reversi_az.zip")
 FORWARD_BATCH = 128
@@ -80,17 +80,18 @@ def measure(net: AzNet, forward: int, train: int, repeats: int) -> dict[str, flo
 
 def main(argv: list[str] | None = None) -> int:
     """Measure and print; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m boardgym.bench.network",
-                                     description=__doc__.splitlines()[0])
+    parser = CommandParser(prog="python -m boardgym.bench.network",
+                           description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path, nargs="?", default=DEFAULT_CHECKPOINT,
                         help=f"an az checkpoint (default {DEFAULT_CHECKPOINT})")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
-    parser.add_argument("--repeats", type=int, default=7, help="runs per figure; the median")
-    parser.add_argument("--forward", type=int, default=FORWARD_BATCH, help="boards per pass")
-    parser.add_argument("--train", type=int, default=TRAIN_BATCH, help="samples per step")
+    positive = int_at_least(1)
+    parser.add_argument("--threads", type=positive, default=2, help="torch threads (default 2)")
+    parser.add_argument("--repeats", type=positive, default=7,
+                        help="runs per figure; the median")
+    parser.add_argument("--forward", type=positive, default=FORWARD_BATCH,
+                        help="boards per pass")
+    parser.add_argument("--train", type=positive, default=TRAIN_BATCH, help="samples per step")
     args = parser.parse_args(argv)
-    if min(args.threads, args.repeats, args.forward, args.train) < 1:
-        parser.error("--threads, --repeats, --forward and --train must be >= 1")
     try:
         net, _ = load_network(args.checkpoint)
     except (ValueError, OSError) as error:
