@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import zipfile
 from pathlib import Path
@@ -10,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from boardgym import agents
 from boardgym.agents.az.checkpoint import (
@@ -269,6 +271,40 @@ def test_training_improves_the_tictactoe_policy(tmp_path: Path) -> None:
     assert run.history and run.history[-1]["iteration"] == config.iterations
 
 
+def test_bfloat16_evaluator_agrees_with_float32() -> None:
+    """``precision="bfloat16"``: the same network's values within a few hundredths and its
+    best moves almost everywhere, both outputs float32."""
+    rules = game("reversi").rules
+    rng = np.random.default_rng(5)
+    state = rules.initial_batch(64)
+    for _ in range(12):
+        masks = rules.legal_mask(state)
+        state = rules.apply_batch(state, [rng.choice(np.flatnonzero(row)) for row in masks])
+    observations, masks = rules.observation(state), rules.legal_mask(state)
+    net = random_net("reversi", seed=3)
+    logits, values = Evaluator(net)(observations, masks)
+    low_logits, low_values = Evaluator(net, "bfloat16")(observations, masks)
+    assert low_values.dtype == np.float64 and np.isinf(low_logits[~masks]).all()
+    np.testing.assert_allclose(low_values, values, atol=0.05)
+    assert (low_logits.argmax(axis=1) == logits.argmax(axis=1)).mean() >= 0.9
+
+
+def test_training_in_bfloat16_learns_and_saves_float32_weights(tmp_path: Path) -> None:
+    config = tiny_config(iterations=4, games_per_iteration=32, simulations=8,
+                         train_steps=8, batch_size=64, precision="bfloat16")
+    run = az_training.new_run(config, tmp_path)
+    before = [weight.clone() for weight in run.net.state_dict().values()]
+    az_training.train(run, progress=False)
+    saved, _ = load_network(run.model)
+    assert all(weight.dtype == torch.float32 for weight in saved.state_dict().values())
+    assert any(not torch.equal(old, new) for old, new in
+               zip(before, saved.state_dict().values(), strict=True))
+    with open(run.directory / "progress.csv") as rows:
+        losses = [float(row["loss"]) for row in csv.DictReader(rows)]
+    assert len(losses) == config.iterations and np.isfinite(losses).all()
+    assert yaml.safe_load((run.directory / "config.yaml").read_text())["precision"] == "bfloat16"
+
+
 def test_self_play_starts_from_random_unfinished_openings() -> None:
     record = game("tictactoe")
     config = tiny_config(games_per_iteration=32, opening_plies=[2, 4])
@@ -366,6 +402,7 @@ def test_a_grown_network_learns_with_every_weight() -> None:
     (["tictactoe", "--set", "bogus=1"], "unknown config key"),
     (["tictactoe", "--set", "simulations=0"], "simulations must be a positive integer"),
     (["tictactoe", "--set", "method=beam"], "method must be one of"),
+    (["tictactoe", "--set", "precision=half"], "precision must be one of"),
     (["tictactoe", "--set", "opening_plies=[4,2]"], "opening_plies must be [low, high]"),
     (["--resume", "nowhere"], "not a run folder"),
 ])

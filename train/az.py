@@ -59,10 +59,12 @@ from boardgym.agents.az.checkpoint import (
     write_checkpoint,
 )
 from boardgym.agents.az.network import (
+    PRECISIONS,
     Architecture,
     AzNet,
     Evaluator,
     Symmetries,
+    computing_in,
     grow,
     unfit_fields,
 )
@@ -111,7 +113,7 @@ POSITIVE_KEYS = ("iterations", "games_per_iteration", "simulations", "considered
                  "eval_games", "torch_threads")
 RESUMABLE_KEYS = frozenset({"iterations", "minutes", "eval_every", "eval_positions",
                             "eval_games", "eval_opponents", "eval_simulations", "eval_openings",
-                            "torch_threads"})
+                            "torch_threads", "precision"})
 """Config keys that ``--resume`` may change."""
 TRAIN_STATE_KEYS = ("iteration", "positions", "games", "elapsed", "history", "numpy", "torch")
 
@@ -157,6 +159,9 @@ class AzConfig:
         eval_simulations: simulations of the evaluated player (0: the raw policy).
         eval_openings: random plies before each ladder game (fair openings; 0: none).
         torch_threads: CPU threads torch may use.
+        precision: the number format the network computes in, in self-play, training and
+            the evaluations (``agents.az.network.PRECISIONS``): ``float32``, or ``bfloat16``
+            autocast (weights, optimizer and saved files stay float32).
         init_from: an az checkpoint of the same game and board whose weights start the
             run (a fresh optimizer and an empty replay buffer: a new run that goes on from a
             shipped network); a smaller network than the config's grows to its sizes
@@ -197,6 +202,7 @@ class AzConfig:
     eval_simulations: int = 0
     eval_openings: int = 0
     torch_threads: int = 1
+    precision: str = "float32"
     init_from: str | None = None
 
     def __post_init__(self) -> None:
@@ -214,6 +220,9 @@ class AzConfig:
         """The keys with a range or a set of choices."""
         if not 0 <= self.seed < SEED_LIMIT:
             raise ValueError(f"seed must be in [0, 2**32), got {self.seed}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got "
+                             f"{self.precision!r}; fix it with --set precision=bfloat16")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.torch_threads > MAX_TORCH_THREADS:
@@ -364,7 +373,7 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
     """Play ``config.games_per_iteration`` games at once, every move by a search with the
     current network; every position becomes a sample."""
     rules, search_config = record.rules, config.search_config()
-    evaluate = TimedEvaluator(Evaluator(net))
+    evaluate = TimedEvaluator(Evaluator(net, config.precision))
     leaf_values = solvers.leaf_values(record.name) if config.leaf_solver else None
     state = starting_positions(record, config, rng)
     games = np.arange(config.games_per_iteration)
@@ -449,10 +458,13 @@ class ReplayBuffer:
                                   f"({error}); start a new run") from error
 
 
-def losses(net: AzNet, batch: Samples) -> tuple[torch.Tensor, torch.Tensor]:
+def losses(net: AzNet, batch: Samples, precision: str = "float32"
+           ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(policy loss, value loss)`` of a batch: cross-entropy to the policy targets over
-    the legal moves, squared error to the results."""
-    logits, values = net(torch.as_tensor(batch.observations, dtype=torch.float32))
+    the legal moves, squared error to the results; the network's layers compute in
+    ``precision`` (``agents.az.network.PRECISIONS``), the losses in float32."""
+    with computing_in(precision):
+        logits, values = net(torch.as_tensor(batch.observations, dtype=torch.float32))
     masks = torch.as_tensor(batch.masks)
     log_probs = torch.log_softmax(logits.masked_fill(~masks, torch.finfo(logits.dtype).min),
                                   dim=1)
@@ -476,7 +488,7 @@ def train_steps(config: AzConfig, net: AzNet, optimizer: torch.optim.Optimizer,
             observations, masks, policies = symmetries.apply(
                 which, batch.observations, batch.masks, batch.policies)
             batch = Samples(observations, masks, policies, batch.values)
-        policy_loss, value_loss = losses(net, batch)
+        policy_loss, value_loss = losses(net, batch, config.precision)
         optimizer.zero_grad()
         (policy_loss + config.value_weight * value_loss).backward()
         optimizer.step()
@@ -504,7 +516,7 @@ def evaluate(record: Game, config: AzConfig, net: AzNet, positions: list[Positio
     """The evaluation record of the current network (``eval.json``): the quality of the
     evaluated player on ``positions`` and its win and loss rates against the ladder."""
     board = az_record(record.name, config.env_kwargs, config.architecture())
-    player = AzAgent(Evaluator(net), board, config.eval_simulations,
+    player = AzAgent(Evaluator(net, config.precision), board, config.eval_simulations,
                      name=f"az:{config.eval_simulations}")
     quality = judge(record.name, player, positions, seed=config.seed, built=player)
     wins, losses_ = {}, {}
