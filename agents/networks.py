@@ -33,7 +33,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
 
-from boardgym.agents.az.network import Architecture, AzNet
+from boardgym.agents.az.network import Architecture, AzNet, computing_in
 from boardgym.agents.layers import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
 from boardgym.envs.games import reversi
 from boardgym.envs.games.bitboard import pack, unpack
@@ -616,14 +616,23 @@ class TowerPolicy(NetworksPolicy):
 
     Args:
         channels, blocks, hidden: the tower's sizes (``agents.az.network.Architecture``).
+        precision: the number format the tower's layers compute in
+            (``agents.az.network.PRECISIONS``); a training setting, not part of the
+            checkpoint's record, so a loaded policy plays in float32.
+
+    Raises:
+        ValueError: an unknown precision.
     """
 
     def __init__(self, observation_space: gym.spaces.Space, action_space: gym.spaces.Space,
                  lr_schedule: Callable[[float], float], *args: Any, channels: int = 32,
-                 blocks: int = 4, hidden: int = 128, **kwargs: Any) -> None:
+                 blocks: int = 4, hidden: int = 128, precision: str = "float32",
+                 **kwargs: Any) -> None:
         planes, rows, cols = typing.cast(tuple[int, int, int], observation_space.shape)
         actions = int(typing.cast(gym.spaces.Discrete, action_space).n)
         self.architecture = Architecture(planes, rows, cols, actions, channels, blocks, hidden)
+        computing_in(precision)
+        self.precision = precision
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
     def build_networks(self, lr_schedule: Callable[[float], float]) -> None:
@@ -640,8 +649,9 @@ class TowerPolicy(NetworksPolicy):
         return {"channels": arch.channels, "blocks": arch.blocks, "hidden": arch.hidden}
 
     def heads(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
-        """The tower's action logits ``(B, A)`` and values ``(B, 1)``."""
-        logits, values = self.tower(typing.cast(torch.Tensor, obs).float())
+        """The tower's action logits ``(B, A)`` and values ``(B, 1)``, float32."""
+        with computing_in(self.precision):
+            logits, values = self.tower(typing.cast(torch.Tensor, obs).float())
         return logits, values.unsqueeze(1)
 
 

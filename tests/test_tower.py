@@ -114,6 +114,13 @@ def test_a_tower_takes_its_sizes_only(changes: dict[str, Any], message: str) -> 
         tower_config(**changes)
 
 
+def test_a_bad_precision_is_refused_naming_the_fix() -> None:
+    with pytest.raises(ValueError, match="precision must be one of"):
+        tower_config(precision="half")
+    with pytest.raises(ValueError, match="precision applies to az tower policies only"):
+        load_config("tictactoe", None, {"precision": "bfloat16"})
+
+
 def test_an_az_checkpoint_of_a_larger_tower_is_refused_naming_the_keys() -> None:
     with pytest.raises(ValueError, match=r"tower_hidden 64 \(config: 32\).*set the config's "
                                          r"channels, blocks and tower_hidden"):

@@ -16,7 +16,7 @@ import torch
 import yaml
 
 from boardgym import agents
-from boardgym.agents.networks import reversi_moves
+from boardgym.agents.networks import TowerPolicy, reversi_moves
 from boardgym.agents.policy import (
     OPTIMIZER_ENTRY,
     TRAIN_STATE_ENTRY,
@@ -76,6 +76,20 @@ def test_smoke_run_writes_a_complete_run_folder(game: str, tmp_path: Path) -> No
     assert any((run / "tb").rglob("events.out.tfevents*"))
     agent = agents.make(game, str(run / "checkpoints" / "best.zip"))
     assert agent is not None
+
+
+def test_a_tower_run_in_bfloat16_saves_a_float32_policy(tmp_path: Path) -> None:
+    """``precision: bfloat16`` is the run's setting, not the checkpoint's: the file's record
+    and weights are float32's, and its policy plays in float32."""
+    run = train_tiny("reversi", tmp_path, 1024, "--set", "tower=true", "--set",
+                     "symmetric=false", "--set", "precision=bfloat16")
+    assert yaml.safe_load((run / "config.yaml").read_text())["precision"] == "bfloat16"
+    network, metadata = load_network(run / "checkpoints" / "last.zip")
+    assert isinstance(network, TowerPolicy) and network.precision == "float32"
+    assert metadata["policy"] == {"class": "TowerPolicy", **network.sizes()}
+    assert all(weight.dtype == torch.float32 for weight in network.state_dict().values())
+    result = play_match("reversi", str(run / "checkpoints" / "last.zip"), "random", games=2)
+    assert result.a_wins + result.b_wins + result.ties == 2
 
 
 @pytest.mark.parametrize(("game", "settings", "kind"), [

@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from boardgym.agents.az.network import PRECISIONS
 from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
@@ -100,6 +101,10 @@ class TrainConfig:
             from its raw policy;
             ``BoardCNN``'s options, the symmetric policies and ``net_arch`` do not apply.
         tower_hidden: with ``tower``, the value head's hidden units.
+        precision: with ``tower``, the number format its layers compute in during the run
+            (``agents.az.network.PRECISIONS``: ``float32``, or ``bfloat16`` autocast; the
+            weights, the optimizer and the checkpoints stay float32, and a loaded policy plays
+            in float32).
         eval_every: timesteps between evaluations against ``eval_opponents``.
         eval_start: also evaluate the network a new run starts from (pretrained, or
             ``init_from``) at step 0, so that ``best.zip`` may be it.
@@ -216,6 +221,7 @@ class TrainConfig:
     members: int = 1
     tower: bool = False
     tower_hidden: int = 128
+    precision: str = "float32"
     net_arch: list[int] = field(default_factory=lambda: [128])
     eval_every: int = 50_000
     eval_start: bool = False
@@ -323,6 +329,12 @@ class TrainConfig:
                              "average_symmetries=true, or members=1")
         if self.tower:
             self._check_tower()
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got "
+                             f"{self.precision!r}; fix it with --set precision=bfloat16")
+        if self.precision != "float32" and not self.tower:
+            raise ValueError("precision applies to az tower policies only: set tower=true, "
+                             "or precision=float32")
         plies = self.opening_plies
         if plies is not None and (len(plies) != OPENING_BOUNDS or min(plies) < 0
                                   or plies[0] > plies[1]):

@@ -257,6 +257,8 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
     ``architecture`` (a checkpoint's record; default ``config_architecture(config)``)."""
     policy_class, policy_kwargs = policy_arguments(
         architecture or config_architecture(config), "the config")
+    if config.tower:
+        policy_kwargs = {**policy_kwargs, "precision": config.precision}
     learning_rate: float | LinearSchedule = config.learning_rate
     if config.lr_schedule == "linear":
         learning_rate = LinearSchedule(config.learning_rate, 0.0, 1.0)

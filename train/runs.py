@@ -60,7 +60,7 @@ RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval
                             "checkpoint_every", "torch_threads", "snapshot_every",
                             "snapshot_margin", "league_games", "max_snapshots",
                             "snapshot_weight", "eval_quality", "patience",
-                            "eval_openings"})
+                            "eval_openings", "precision"})
 """Config keys that ``--resume`` may change; the others are fixed by the saved model."""
 
 
