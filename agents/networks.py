@@ -33,7 +33,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.type_aliases import PyTorchObs
 from torch import nn
 
-from boardgym.agents.az.network import Architecture, AzNet, computing_in
+from boardgym.agents.az.network import Architecture, AzNet, check_precision, computing_in
 from boardgym.agents.layers import KERNEL, ONES_PLANES, PADDING, ResidualBlock, board_symmetries
 from boardgym.envs.games import reversi
 from boardgym.envs.games.bitboard import pack, unpack
@@ -631,7 +631,7 @@ class TowerPolicy(NetworksPolicy):
         planes, rows, cols = typing.cast(tuple[int, int, int], observation_space.shape)
         actions = int(typing.cast(gym.spaces.Discrete, action_space).n)
         self.architecture = Architecture(planes, rows, cols, actions, channels, blocks, hidden)
-        computing_in(precision)
+        check_precision(precision)
         self.precision = precision
         super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 

@@ -59,11 +59,11 @@ from boardgym.agents.az.checkpoint import (
     write_checkpoint,
 )
 from boardgym.agents.az.network import (
-    PRECISIONS,
     Architecture,
     AzNet,
     Evaluator,
     Symmetries,
+    check_precision,
     computing_in,
     grow,
     unfit_fields,
@@ -220,9 +220,7 @@ class AzConfig:
         """The keys with a range or a set of choices."""
         if not 0 <= self.seed < SEED_LIMIT:
             raise ValueError(f"seed must be in [0, 2**32), got {self.seed}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got "
-                             f"{self.precision!r}; fix it with --set precision=bfloat16")
+        check_precision(self.precision)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.torch_threads > MAX_TORCH_THREADS:

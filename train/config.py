@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from boardgym.agents.az.network import PRECISIONS
+from boardgym.agents.az.network import check_precision
 from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
@@ -329,9 +329,7 @@ class TrainConfig:
                              "average_symmetries=true, or members=1")
         if self.tower:
             self._check_tower()
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got "
-                             f"{self.precision!r}; fix it with --set precision=bfloat16")
+        check_precision(self.precision)
         if self.precision != "float32" and not self.tower:
             raise ValueError("precision applies to az tower policies only: set tower=true, "
                              "or precision=float32")

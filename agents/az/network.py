@@ -38,14 +38,20 @@ PRECISIONS = {"float32": None, "bfloat16": torch.bfloat16}
 on CPUs with AVX-512 BF16, ``bench/network.py --precision``)."""
 
 
+def check_precision(precision: str) -> None:
+    """Raises ``ValueError`` naming the choices unless ``precision`` is in ``PRECISIONS``."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got {precision!r}; "
+                         "fix it with --set precision=float32 (or bfloat16)")
+
+
 def computing_in(precision: str) -> torch.autocast:
     """The context a network's forward pass runs in for ``precision`` (``PRECISIONS``).
 
     Raises:
         ValueError: an unknown precision.
     """
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got {precision!r}")
+    check_precision(precision)
     dtype = PRECISIONS[precision]
     return torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None)
 
@@ -165,8 +171,8 @@ class Evaluator:
 
     def __init__(self, net: AzNet, precision: str = "float32") -> None:
         self.net = net.eval()
+        check_precision(precision)
         self.precision = precision
-        computing_in(precision)
 
     def __call__(self, observations: np.ndarray, masks: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -221,4 +227,4 @@ class Symmetries:
 
 
 __all__ = ["PRECISIONS", "SIZES", "Architecture", "AzNet", "Evaluator", "Symmetries",
-           "computing_in", "grow", "unfit_fields"]
+           "check_precision", "computing_in", "grow", "unfit_fields"]
