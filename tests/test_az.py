@@ -289,7 +289,8 @@ def test_bfloat16_evaluator_agrees_with_float32() -> None:
     assert (low_logits.argmax(axis=1) == logits.argmax(axis=1)).mean() >= 0.9
 
 
-def test_training_in_bfloat16_changes_the_weights_and_saves_them_in_float32(tmp_path: Path) -> None:
+def test_training_in_bfloat16_changes_the_weights_and_saves_them_in_float32(
+        tmp_path: Path) -> None:
     config = tiny_config(iterations=4, games_per_iteration=32, simulations=8,
                          train_steps=8, batch_size=64, precision="bfloat16")
     run = az_training.new_run(config, tmp_path)

@@ -32,7 +32,7 @@ VALUE_PLANES = 1
 MASKED_LOGIT = -np.inf
 SIZES = ("channels", "blocks", "hidden")
 """The ``Architecture`` fields a network may grow in (``grow``); the others are the board's."""
-PRECISIONS = {"float32": None, "bfloat16": torch.bfloat16}
+PRECISIONS = ("float32", "bfloat16")
 """The number formats a network may compute in, by name: ``float32`` as stored, or
 ``bfloat16`` autocast on the CPU (weights and gradients stay float32; about twice the speed
 on CPUs with AVX-512 BF16, ``bench/network.py --precision``)."""
@@ -52,8 +52,7 @@ def computing_in(precision: str) -> torch.autocast:
         ValueError: an unknown precision.
     """
     check_precision(precision)
-    dtype = PRECISIONS[precision]
-    return torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None)
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
 
 
 @dataclass(frozen=True)
