@@ -61,7 +61,7 @@ def test_export_refuses_planes_computed_outside_torch(tmp_path: Path,
                  "--set", "n_envs=2", "--set", "n_steps=16", "--set", "batch_size=16",
                  "--set", "channels=4", "--set", "blocks=0", "--set", "features_dim=8",
                  "--set", "eval_every=1000", "--set", "eval_quality=0", "--set",
-                 "eval_opponents=[random]", "--set", "eval_bar={}"]) == 0
+                 "eval_opponents=[random]", "--set", "eval_bar={}", "--set", "bar_games=0"]) == 0
     (checkpoint,) = runs.glob("*/checkpoints/last.zip")
     out = tmp_path / "policy.onnx"
     with pytest.raises(SystemExit) as done:

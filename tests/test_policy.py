@@ -60,7 +60,7 @@ def test_metadata_names_game_board_and_observation() -> None:
     assert metadata["format_version"] == checkpoint.FORMAT_VERSION
     assert metadata["policy"]["features_extractor"] == "BoardCNN"
     assert read_metadata(SHIPPED["reversi"])["policy"] == {
-        "class": "TowerPolicy", "channels": 32, "blocks": 4, "hidden": 128}
+        "class": "TowerPolicy", "channels": 64, "blocks": 6, "hidden": 128}
 
 
 @pytest.mark.parametrize("game", sorted(SHIPPED))

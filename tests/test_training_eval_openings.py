@@ -161,7 +161,7 @@ def test_a_training_run_evaluates_from_fair_openings(tmp_path: Path) -> None:
             "--no-progress", *[f"--set={key}={json.dumps(value)}" for key, value in TINY.items()],
             "--set", "eval_games=4", "--set", "eval_openings=2",
             "--set", "eval_opponents=[random, alphabeta:1]", "--set", "opponents=[random]",
-            "--set", "eval_bar={}",
+            "--set", "eval_bar={}", "--set", "bar_games=0",
             "--set", "opponent_weights=null", "--set", f"eval_every={steps}",
             "--set", f"checkpoint_every={steps}"]
     assert ppo.main(args) == 0
