@@ -631,9 +631,18 @@ class TowerPolicy(NetworksPolicy):
         planes, rows, cols = typing.cast(tuple[int, int, int], observation_space.shape)
         actions = int(typing.cast(gym.spaces.Discrete, action_space).n)
         self.architecture = Architecture(planes, rows, cols, actions, channels, blocks, hidden)
+        self.compute_in(precision)
+        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+    def compute_in(self, precision: str) -> None:
+        """Run the tower's layers in ``precision`` (``agents.az.network.PRECISIONS``) from
+        now on; the weights stay as they are.
+
+        Raises:
+            ValueError: an unknown precision.
+        """
         check_precision(precision)
         self.precision = precision
-        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
 
     def build_networks(self, lr_schedule: Callable[[float], float]) -> None:
         """The tower."""

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from boardgym.agents.az.checkpoint import load_network as load_az
-from boardgym.agents.az.network import Evaluator
+from boardgym.agents.az.network import PRECISIONS, Evaluator
 from boardgym.agents.networks import TowerPolicy, logits_and_values
 from boardgym.agents.policy import (
     CheckpointError,
@@ -27,6 +27,7 @@ from boardgym.envs.games import tictactoe
 from boardgym.train import ppo
 from boardgym.train.cli import main
 from boardgym.train.config import load_config
+from boardgym.train.teacher import FrozenPolicy
 from tests.boards import random_position
 from tests.records import rewrite_policy_record
 
@@ -119,6 +120,19 @@ def test_a_bad_precision_is_refused_naming_the_fix() -> None:
         tower_config(precision="half")
     with pytest.raises(ValueError, match="precision applies to az tower policies only"):
         load_config("tictactoe", None, {"precision": "bfloat16"})
+
+
+def test_the_frozen_start_computes_in_the_runs_precision() -> None:
+    """``teacher: pretrained``'s frozen start runs in the run's precision, as the learner:
+    bfloat16 moves its probabilities a little from float32's, no further."""
+    observations, masks = positions(64, seed=3)
+    config = tower_config(init_from=str(AZ_FILE))
+    result = {precision: FrozenPolicy(fresh_policy(config), precision).network_result(
+        observations, masks).policy for precision in PRECISIONS}
+    assert not np.array_equal(result["bfloat16"], result["float32"])
+    np.testing.assert_allclose(result["bfloat16"], result["float32"], atol=0.05)
+    with pytest.raises(ValueError, match="precision must be one of"):
+        FrozenPolicy(fresh_policy(config), "half")
 
 
 def test_an_az_checkpoint_of_a_larger_tower_is_refused_naming_the_keys() -> None:

@@ -337,7 +337,7 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     remaining = config.total_timesteps - model.num_timesteps
     callbacks: list[BaseCallback] = [RunCallback(run, hooks)]
     if config.teacher == PRETRAINED:
-        teacher = FrozenPolicy(load_network(run.start, config.game)[0])
+        teacher = FrozenPolicy(load_network(run.start, config.game)[0], config.precision)
     if teacher is not None:
         callbacks.append(Kickstart(config, teacher))
     if labels is not None and config.pretrain_rehearsal:

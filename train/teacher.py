@@ -60,7 +60,7 @@ from boardgym import agents
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.az.search import softmax
-from boardgym.agents.networks import logits_and_values
+from boardgym.agents.networks import TowerPolicy, logits_and_values
 from boardgym.agents.policy import PolicyEvaluator, board_kwargs, initial_state
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
@@ -118,9 +118,16 @@ class FrozenPolicy:
 
     Args:
         policy: the network in eval mode (``load_network`` of the run's ``start.zip``).
+        precision: the number format a tower policy computes in (the run's ``precision``,
+            as the learner); other policies compute in float32.
+
+    Raises:
+        ValueError: an unknown precision.
     """
 
-    def __init__(self, policy: Any) -> None:
+    def __init__(self, policy: Any, precision: str = "float32") -> None:
+        if isinstance(policy, TowerPolicy):
+            policy.compute_in(precision)
         self.evaluate = PolicyEvaluator(policy)
 
     def __repr__(self) -> str:
