@@ -101,7 +101,8 @@ class TrainConfig:
             from its raw policy;
             ``BoardCNN``'s options, the symmetric policies and ``net_arch`` do not apply.
         tower_hidden: with ``tower``, the value head's hidden units.
-        precision: with ``tower``, the number format its layers compute in during the run
+        precision: with ``tower``, the number format its layers, and those of the frozen
+            start with ``teacher: pretrained``, compute in during the run
             (``agents.az.network.PRECISIONS``: ``float32``, or ``bfloat16`` autocast; the
             weights, the optimizer and the checkpoints stay float32, and a loaded policy plays
             in float32).
