@@ -119,10 +119,10 @@ class FrozenPolicy:
     Args:
         policy: the network in eval mode (``load_network`` of the run's ``start.zip``).
         precision: the number format a tower policy computes in (the run's ``precision``,
-            as the learner); other policies compute in float32.
+            as the learner); other policies compute in float32 and ignore it.
 
     Raises:
-        ValueError: an unknown precision.
+        ValueError: a tower policy and an unknown precision.
     """
 
     def __init__(self, policy: Any, precision: str = "float32") -> None:
