@@ -11,6 +11,7 @@ from boardgym.agents.az.checkpoint import az_record, write_checkpoint
 from boardgym.agents.az.network import Architecture, AzNet
 from boardgym.envs.games import game
 from boardgym.train.cli import main
+from tests.runs import NO_BAR
 
 pytest.importorskip("onnxruntime")
 
@@ -61,7 +62,7 @@ def test_export_refuses_planes_computed_outside_torch(tmp_path: Path,
                  "--set", "n_envs=2", "--set", "n_steps=16", "--set", "batch_size=16",
                  "--set", "channels=4", "--set", "blocks=0", "--set", "features_dim=8",
                  "--set", "eval_every=1000", "--set", "eval_quality=0", "--set",
-                 "eval_opponents=[random]", "--set", "eval_bar={}", "--set", "bar_games=0"]) == 0
+                 "eval_opponents=[random]", *NO_BAR]) == 0
     (checkpoint,) = runs.glob("*/checkpoints/last.zip")
     out = tmp_path / "policy.onnx"
     with pytest.raises(SystemExit) as done:

@@ -10,14 +10,14 @@ import torch
 
 from boardgym.agents.policy import load_network, read_metadata
 from boardgym.train import ppo
+from tests.runs import NO_BAR
 
 ROOT = Path(__file__).resolve().parent.parent
 NETWORK = ["--set", "channels=8", "--set", "blocks=1", "--set", "features_dim=32",
            "--set", "net_arch=[16]"]
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
         "--set", "n_epochs=1", "--set", "eval_games=4", "--set", "eval_opponents=[random]",
-        "--set", "opponents=[random]", "--set", "eval_bar={}",
-        "--set", "bar_games=0", "--set", "opponent_weights=null",
+        "--set", "opponents=[random]", *NO_BAR, "--set", "opponent_weights=null",
         "--set", "eval_every=256", "--set", "checkpoint_every=256", *NETWORK]
 STEPS = 256
 

@@ -21,12 +21,12 @@ from boardgym.train.positions import position_lines
 from boardgym.train.pretrain import symmetric_images, targets_of, training_positions
 from boardgym.train.quality import default_positions
 from boardgym.train.teacher import as_targets, distillation_loss, masked_log_softmax
+from tests.runs import NO_BAR
 
 GAME = "four_in_a_row"
 TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=32", "--set", "batch_size=16",
         "--set", "n_epochs=1", "--set", "eval_games=4", "--set", "eval_opponents=[random]",
-        "--set", "opponents=[random]", "--set", "eval_bar={}",
-        "--set", "bar_games=0", "--set", "opponent_weights=null",
+        "--set", "opponents=[random]", *NO_BAR, "--set", "opponent_weights=null",
         "--set", "eval_every=128", "--set", "checkpoint_every=128", "--set", "eval_quality=0",
         "--set", "teacher=null", "--set", "init_from=null", "--set", "pretrain_positions=null",
         "--set", "pretrain_symmetries=false", "--set", "pretrain_children=false",

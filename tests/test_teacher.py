@@ -29,14 +29,14 @@ from boardgym.train.teacher import (
     load_teacher,
     teacher_weight,
 )
+from tests.runs import NO_BAR
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "checkpoints" / "tictactoe_az.zip"
 TINY = ["--no-progress", "--set", "n_envs=8", "--set", "n_steps=64", "--set", "batch_size=128",
         "--set", "n_epochs=1", "--set", "channels=16", "--set", "blocks=1",
         "--set", "features_dim=64", "--set", "net_arch=[32]", "--set", "eval_games=4",
-        "--set", "eval_opponents=[random]", "--set", "opponents=[random]", "--set", "eval_bar={}",
-        "--set", "bar_games=0",
+        "--set", "eval_opponents=[random]", "--set", "opponents=[random]", *NO_BAR,
         "--set", "init_from=null", "--set", "pretrain_positions=null",
         "--set", "opponent_weights=null", "--set", "learning_rate=0.003",
         "--set", "features_activation=tanh"]

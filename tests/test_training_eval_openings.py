@@ -26,6 +26,7 @@ from boardgym.train.config import HYPERPARAMS_DIR, TrainConfig, load_config
 from boardgym.train.environments import make_vec_env
 from boardgym.train.evaluate import play_match
 from boardgym.train.runs import save_checkpoint
+from tests.runs import NO_BAR
 
 TINY = {"n_envs": 2, "n_steps": 64, "batch_size": 64, "n_epochs": 1, "channels": 8,
         "blocks": 1, "features_dim": 32, "net_arch": [16]}
@@ -161,7 +162,7 @@ def test_a_training_run_evaluates_from_fair_openings(tmp_path: Path) -> None:
             "--no-progress", *[f"--set={key}={json.dumps(value)}" for key, value in TINY.items()],
             "--set", "eval_games=4", "--set", "eval_openings=2",
             "--set", "eval_opponents=[random, alphabeta:1]", "--set", "opponents=[random]",
-            "--set", "eval_bar={}", "--set", "bar_games=0",
+            *NO_BAR,
             "--set", "opponent_weights=null", "--set", f"eval_every={steps}",
             "--set", f"checkpoint_every={steps}"]
     assert ppo.main(args) == 0
