@@ -27,16 +27,11 @@ from boardgym.train.quality import (
 )
 from boardgym.train.runs import QUALITY, Run, Selection, selection_key
 from boardgym.train.selfplay import SNAPSHOTS, share_snapshot_weight
-from tests.runs import NO_BAR
+from tests.runs import TINY_RUN
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ["reversi", "four_in_a_row", "tictactoe"]
-TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
-        "--set", "n_epochs=1", "--set", "channels=8", "--set", "blocks=1",
-        "--set", "features_dim=32", "--set", "net_arch=[16]", "--set", "eval_games=4",
-        "--set", "eval_opponents=[random]", "--set", "opponents=[random]", *NO_BAR,
-        "--set", "init_from=null", "--set", "pretrain_positions=null",
-        "--set", "opponent_weights=null", "--set", "learning_rate=0.003"]
+TINY = [*TINY_RUN, "--set", "learning_rate=0.003"]
 DRAWS = 20_000
 TOLERANCE = 0.02
 """Largest gap between a drawn share and its weight's share: ~4.5 standard deviations at

@@ -32,15 +32,10 @@ from boardgym.train.callbacks import vector_match
 from boardgym.train.config import load_config
 from boardgym.train.environments import make_vec_env
 from boardgym.train.evaluate import play_match
-from tests.runs import NO_BAR
+from tests.runs import TINY_RUN
 
 ROOT = Path(__file__).resolve().parent.parent
-TINY = ["--no-progress", "--set", "n_envs=4", "--set", "n_steps=64", "--set", "batch_size=64",
-        "--set", "n_epochs=1", "--set", "channels=8", "--set", "blocks=1",
-        "--set", "features_dim=32", "--set", "net_arch=[16]", "--set", "eval_games=4",
-        "--set", "eval_opponents=[random]", "--set", "opponents=[random]", *NO_BAR,
-        "--set", "init_from=null", "--set", "pretrain_positions=null",
-        "--set", "opponent_weights=null", "--set", "teacher=null"]
+TINY = [*TINY_RUN, "--set", "teacher=null"]
 ROLLOUT = 4 * 64
 KILL_TIMEOUT_S = 120
 POLL_S = 0.2
