@@ -332,6 +332,22 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     assert resumed.positions == straight.positions
 
 
+def test_linear_learning_rate_falls_over_the_iterations(tmp_path: Path) -> None:
+    """``lr_schedule="linear"``: iteration i trains at ``learning_rate * (1 - i / iterations)``;
+    the same seed at a constant rate ends with other weights."""
+    linear = tiny_config(iterations=4, learning_rate=0.01, lr_schedule="linear")
+    rates = [az_training.learning_rate_at(linear, i) for i in range(linear.iterations)]
+    assert rates == pytest.approx([0.01, 0.0075, 0.005, 0.0025])
+    falling = az_training.train(az_training.new_run(linear, tmp_path / "linear"),
+                                progress=False)
+    constant = az_training.train(az_training.new_run(
+        tiny_config(iterations=4, learning_rate=0.01), tmp_path / "constant"), progress=False)
+    assert falling.optimizer.param_groups[0]["lr"] == pytest.approx(0.0025)
+    assert constant.optimizer.param_groups[0]["lr"] == pytest.approx(0.01)
+    assert any(not torch.equal(mine, theirs) for mine, theirs in zip(
+        falling.net.state_dict().values(), constant.net.state_dict().values(), strict=True))
+
+
 def test_run_started_from_a_checkpoint_begins_with_its_weights(tmp_path: Path) -> None:
     """``init_from``: a new run (fresh optimizer, empty buffer) on a shipped network."""
     shipped, _ = load_network("checkpoints/tictactoe_az.zip")
@@ -404,6 +420,7 @@ def test_a_grown_network_learns_with_every_weight() -> None:
     (["tictactoe", "--set", "simulations=0"], "simulations must be a positive integer"),
     (["tictactoe", "--set", "method=beam"], "method must be one of"),
     (["tictactoe", "--set", "precision=half"], "precision must be one of"),
+    (["tictactoe", "--set", "lr_schedule=cosine"], "lr_schedule must be one of"),
     (["tictactoe", "--set", "opening_plies=[4,2]"], "opening_plies must be [low, high]"),
     (["--resume", "nowhere"], "not a run folder"),
 ])

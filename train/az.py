@@ -76,6 +76,7 @@ from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game, batch_of, put, take
 from boardgym.train.cli import CommandParser, game_names, one_line, progress_bar
 from boardgym.train.config import (
+    LR_SCHEDULES,
     MAX_TORCH_THREADS,
     SEED_LIMIT,
     check_known_keys,
@@ -150,6 +151,11 @@ class AzConfig:
         batch_size: positions per gradient step.
         train_steps: gradient steps per iteration.
         learning_rate, weight_decay: AdamW's.
+        lr_schedule: ``"constant"``, or ``"linear"``: iteration ``i`` (counted from 0)
+            trains at ``learning_rate * (1 - i / iterations)``, falling toward 0 at
+            ``iterations`` (``learning_rate_at``). A run bound by ``minutes`` still falls
+            over ``iterations``: set it to the iterations the minutes hold (``--resume``
+            with other ``iterations`` rescales the rates still to come).
         value_weight: the value loss's weight against the policy loss.
         augment: draw a random board symmetry per training sample.
         eval_every: iterations between evaluations.
@@ -192,6 +198,7 @@ class AzConfig:
     batch_size: int = 256
     train_steps: int = 50
     learning_rate: float = 1e-3
+    lr_schedule: str = "constant"
     weight_decay: float = 1e-4
     value_weight: float = 1.0
     augment: bool = True
@@ -223,6 +230,9 @@ class AzConfig:
         check_precision(self.precision)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
+                             f"{self.lr_schedule!r}; fix it with --set lr_schedule=linear")
         if self.torch_threads > MAX_TORCH_THREADS:
             raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
                              f"machine's CPUs), got {self.torch_threads}")
@@ -648,6 +658,14 @@ def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "h
     return (start if start.arch == arch else grow(start, arch)).state_dict()
 
 
+def learning_rate_at(config: AzConfig, iteration: int) -> float:
+    """The learning rate of iteration ``iteration``'s training steps (counted from 0), by
+    ``config.lr_schedule``."""
+    if config.lr_schedule == "linear":
+        return config.learning_rate * max(0.0, 1.0 - iteration / config.iterations)
+    return config.learning_rate
+
+
 def optimizer_for(config: AzConfig, net: AzNet) -> torch.optim.Optimizer:
     """AdamW over ``net``'s weights with ``config``'s learning rate and weight decay."""
     return torch.optim.AdamW(net.parameters(), lr=config.learning_rate,
@@ -762,6 +780,9 @@ def iterate(run: AzRun, record: Game, symmetries: Symmetries, logs: Logs) -> dic
     samples, stats = self_play(record, run.config, run.net, run.rng)
     run.buffer.add(samples)
     start = time.perf_counter()
+    rate = learning_rate_at(run.config, run.iteration)
+    for group in run.optimizer.param_groups:
+        group["lr"] = rate
     metrics = train_steps(run.config, run.net, run.optimizer, run.buffer, symmetries, run.rng)
     train_seconds = time.perf_counter() - start
     run.iteration += 1
@@ -773,7 +794,8 @@ def iterate(run: AzRun, record: Game, symmetries: Symmetries, logs: Logs) -> dic
            "positions_per_s": stats.positions / stats.seconds,
            "simulations_per_s": stats.simulations / stats.seconds,
            "network_share": stats.network_seconds / stats.seconds, **metrics}
-    logs.write(run.positions, {key: float(value) for key, value in row.items()})
+    logs.write(run.positions, {"learning_rate": rate,
+                               **{key: float(value) for key, value in row.items()}})
     logs.row(row)
     return row
 
