@@ -76,10 +76,10 @@ from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game, batch_of, put, take
 from boardgym.train.cli import CommandParser, game_names, one_line, progress_bar
 from boardgym.train.config import (
-    LR_SCHEDULES,
     MAX_TORCH_THREADS,
     SEED_LIMIT,
     check_known_keys,
+    check_lr_schedule,
     checked_type,
     parse_sets,
     read_yaml,
@@ -230,9 +230,7 @@ class AzConfig:
         check_precision(self.precision)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
-                             f"{self.lr_schedule!r}; fix it with --set lr_schedule=linear")
+        check_lr_schedule(self.lr_schedule)
         if self.torch_threads > MAX_TORCH_THREADS:
             raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
                              f"machine's CPUs), got {self.torch_threads}")

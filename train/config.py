@@ -283,9 +283,7 @@ class TrainConfig:
         if self.torch_threads > MAX_TORCH_THREADS:
             raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
                              f"machine's CPUs), got {self.torch_threads}")
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got "
-                             f"{self.lr_schedule!r}")
+        check_lr_schedule(self.lr_schedule)
         if self.features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"features_activation must be one of {sorted(FEATURE_ACTIVATIONS)}, "
                              f"got {self.features_activation!r}")
@@ -433,6 +431,13 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """The config as plain data (what ``config.yaml`` holds)."""
         return dataclasses.asdict(self)
+
+
+def check_lr_schedule(schedule: str) -> None:
+    """Raises ``ValueError`` naming the choices unless ``schedule`` is in ``LR_SCHEDULES``."""
+    if schedule not in LR_SCHEDULES:
+        raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {schedule!r}; "
+                         "fix it with --set lr_schedule=linear (or constant)")
 
 
 def checked_type(name: str, value: Any, hint: Any) -> Any:
