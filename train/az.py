@@ -76,10 +76,9 @@ from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game, batch_of, put, take
 from boardgym.train.cli import CommandParser, game_names, one_line, progress_bar
 from boardgym.train.config import (
-    MAX_TORCH_THREADS,
     SEED_LIMIT,
     check_known_keys,
-    check_lr_schedule,
+    check_run_keys,
     checked_type,
     parse_sets,
     read_yaml,
@@ -225,15 +224,10 @@ class AzConfig:
 
     def _check_ranges(self) -> None:
         """The keys with a range or a set of choices."""
-        if not 0 <= self.seed < SEED_LIMIT:
-            raise ValueError(f"seed must be in [0, 2**32), got {self.seed}")
+        check_run_keys(self.seed, self.torch_threads, self.lr_schedule)
         check_precision(self.precision)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
-        check_lr_schedule(self.lr_schedule)
-        if self.torch_threads > MAX_TORCH_THREADS:
-            raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
-                             f"machine's CPUs), got {self.torch_threads}")
         if self.minutes is not None and self.minutes <= 0:
             raise ValueError(f"minutes must be positive, got {self.minutes}")
         if self.eval_games % 2 or min(self.eval_simulations, self.eval_openings,

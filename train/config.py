@@ -278,12 +278,7 @@ class TrainConfig:
 
     def _check_ranges(self) -> None:
         """The keys with a range or a set of choices."""
-        if not 0 <= self.seed < SEED_LIMIT:
-            raise ValueError(f"seed must be in [0, 2**32), got {self.seed}")
-        if self.torch_threads > MAX_TORCH_THREADS:
-            raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
-                             f"machine's CPUs), got {self.torch_threads}")
-        check_lr_schedule(self.lr_schedule)
+        check_run_keys(self.seed, self.torch_threads, self.lr_schedule)
         if self.features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"features_activation must be one of {sorted(FEATURE_ACTIVATIONS)}, "
                              f"got {self.features_activation!r}")
@@ -433,10 +428,21 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-def check_lr_schedule(schedule: str) -> None:
-    """Raises ``ValueError`` naming the choices unless ``schedule`` is in ``LR_SCHEDULES``."""
-    if schedule not in LR_SCHEDULES:
-        raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {schedule!r}; "
+def check_run_keys(seed: int, torch_threads: int, lr_schedule: str) -> None:
+    """Check the keys every training config (PPO and az) shares.
+
+    Raises:
+        ValueError: naming the fix, unless ``seed`` is in ``[0, SEED_LIMIT)``,
+            ``torch_threads`` is at most ``MAX_TORCH_THREADS`` (this machine's CPUs) and
+            ``lr_schedule`` is one of ``LR_SCHEDULES``.
+    """
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be in [0, 2**32), got {seed}")
+    if torch_threads > MAX_TORCH_THREADS:
+        raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS} (this "
+                         f"machine's CPUs), got {torch_threads}")
+    if lr_schedule not in LR_SCHEDULES:
+        raise ValueError(f"lr_schedule must be one of {LR_SCHEDULES}, got {lr_schedule!r}; "
                          "fix it with --set lr_schedule=linear (or constant)")
 
 
