@@ -176,6 +176,11 @@ def test_quality_bad_arguments_are_one_line(args: list[str], tmp_path: Path,
     ["chess", "--count", "2", "--out", "OUT"],
     ["tictactoe", "--count", "0", "--out", "OUT"],
     ["tictactoe", "--out", "no/such/dir/set.jsonl"],
+    ["tictactoe", "--stones", "2", "4", "--out", "OUT"],  # enumerated, not sampled
+    ["reversi", "--count", "2", "--stones", "50", "48", "--out", "OUT"],  # fewest first
+    ["reversi", "--count", "2", "--stones", "4", "10", "--out", "OUT"],  # the start has 4
+    ["reversi", "--count", "2", "--stones", "50", "64", "--out", "OUT"],  # a full board
+    ["reversi", "--count", "2", "--stones", "50", "52", "--player", "random", "--out", "OUT"],
 ])
 def test_positions_bad_arguments_are_one_line(args: list[str], tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
@@ -193,6 +198,14 @@ def test_positions_command_writes_a_set(tmp_path: Path,
     assert positions_command.main(["tictactoe", "--count", "5", "--out", str(out)]) == 0
     assert out.read_text(encoding="utf-8").splitlines() == shipped("tictactoe")[:5]
     assert "wrote 5" in capsys.readouterr().out
+
+
+def test_a_stones_window_draws_its_samples_inside_it() -> None:
+    record = game_record("reversi")
+    lines = position_lines("reversi", 4, seed=5, window=(52, 54))
+    states = [record.rules.parse(json.loads(text)["position"]) for text in lines]
+    assert len(states) == 4 and all(52 <= stones(state) <= 54 for state in states)
+    assert lines == position_lines("reversi", 4, seed=5, window=[52, 54])
 
 
 # -- held-apart parts --------------------------------------------------------------------------

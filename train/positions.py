@@ -192,12 +192,13 @@ class _Sampler:
     game: str
     seed: int
     max_nodes: int
+    stones: tuple[int, int]
 
     def draw(self, index: int, engine: Any) -> Any | None:
         """The position of sample ``index`` (a function of ``(seed, index)``), or None when
         the game ended before reaching its target."""
         record = game_record(self.game)
-        fewest, most = labeller(record).stones
+        fewest, most = self.stones
         rng = np.random.default_rng([self.seed, index])
         state = record.rules.initial_state()
         target = int(rng.integers(fewest, most + 1))
@@ -240,7 +241,8 @@ class _Sampler:
 
 def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX_NODES,
                   backend: Backend | None = None,
-                  advance: Callable[[int], object] | None = None) -> list[str]:
+                  advance: Callable[[int], object] | None = None,
+                  window: tuple[int, int] | None = None) -> list[str]:
     """The first ``count`` distinct labelled samples of a game, as JSON lines.
 
     Args:
@@ -251,9 +253,12 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
         backend: where the samples are labelled (default: in this process); same lines on
             any.
         advance: called with 1 each time a line is added.
+        window: the stones on the board of the samples ``(fewest, most)``, checked by
+            ``stones_window``; None: the game's (``Labeller.stones``).
     """
     where = backend or Backend()
-    sampler = _Sampler(game, seed, max_nodes)
+    record = game_record(game)
+    sampler = _Sampler(record.name, seed, max_nodes, window or labeller(record).stones)
     size = max(1, min(SAMPLES_PER_TASK, count // (where.workers or 1)))
     labels = map_index_ranges(sampler.label_all, sampler.engine, where, size)
     with closing(labels):
@@ -263,7 +268,8 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
 
 def position_lines(game: str, count: int | None = None, seed: int = 0,
                    max_nodes: int = DEFAULT_MAX_NODES, backend: Backend | None = None,
-                   advance: Callable[[int], object] | None = None) -> list[str]:
+                   advance: Callable[[int], object] | None = None,
+                   window: Sequence[int] | None = None) -> list[str]:
     """A game's labelled set as JSON lines (see the module docstring).
 
     Args:
@@ -275,16 +281,22 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
         backend: where a sampled set is labelled (``train.backends.Backend``; default: in
             this process); same lines on any.
         advance: called with the number of lines just added.
+        window: the fewest and most stones on the board of a sampled set's positions
+            (default: the game's window, ``Labeller.stones``).
 
     Raises:
         ValueError: no exact solver for the game, a sampled game without ``count``, a
-            count, seed or budget below its minimum, or a Ray backend that cannot start.
+            count, seed or budget below its minimum, a window on an enumerated game or
+            outside the board, or a Ray backend that cannot start.
     """
     record = game_record(game)
     chosen = labeller(record)
     where = backend or Backend()
     check_at_least(count=(1 if count is None else count, 1), seed=(seed, 0),
                    max_nodes=(max_nodes, 1))
+    if chosen.enumerate_all and window is not None:
+        raise ValueError(f"{record.name}'s set is every reachable position, not a sample: "
+                         "drop --stones")
     if chosen.enumerate_all:
         states = reachable(record)[:count]
         if advance is not None:
@@ -292,8 +304,25 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
         return [line(record, state, chosen.values(state, max_nodes)) for state in states]
     if count is None:
         raise ValueError(f"{record.name} positions are sampled: give --count N")
+    chosen_window = chosen.stones if window is None else stones_window(record, window)
     connect(where)
-    return sampled_lines(record.name, count, seed, max_nodes, where, advance)
+    return sampled_lines(record.name, count, seed, max_nodes, where, advance, chosen_window)
+
+
+def stones_window(record: Game, window: Sequence[int]) -> tuple[int, int]:
+    """``window`` as ``(fewest, most)`` stones of sampled positions, checked: more stones than
+    the start position has, fewer than the board's cells.
+
+    Raises:
+        ValueError: a window that is not two such numbers, fewest first (names the range).
+    """
+    state = record.rules.initial_state()
+    cells = int(np.prod(record.rules.observation(state, 0).shape[1:]))
+    low, high = stones(state) + 1, cells - 1
+    if len(window) != 2 or not low <= window[0] <= window[1] <= high:
+        raise ValueError(f"--stones takes FEWEST MOST with {low} <= FEWEST <= MOST <= {high} "
+                         f"on the {record.name} board")
+    return int(window[0]), int(window[1])
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -321,13 +350,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write a move set instead: positions of SPEC's own games (random "
                              "openings, some random moves), each with the move SPEC chooses "
                              "there and the game's result (any game; train.moves)")
+    parser.add_argument("--stones", type=int, nargs=2, metavar=("FEWEST", "MOST"),
+                        help="the window of stones on the board of sampled positions (default: "
+                             "the game's, e.g. Reversi's endgames of 14-20 empty squares, "
+                             "44 50; not with --player)")
     add_backend_options(parser, "the samples")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym positions GAME [--count N] [--seed S] --out FILE [--max-nodes M]
-    [--player SPEC] [--workers K] [--backend local|ray] [--address ADDR]``.
+    [--player SPEC] [--stones FEWEST MOST] [--workers K] [--backend local|ray]
+    [--address ADDR]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -343,9 +377,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         advance = None if bar is None else bar.update
         if args.player is None:
             lines = position_lines(args.game, args.count, args.seed,
-                                   args.max_nodes or DEFAULT_MAX_NODES, backend, advance)
+                                   args.max_nodes or DEFAULT_MAX_NODES, backend, advance,
+                                   args.stones)
         elif args.count is None:
             raise ValueError("a move set needs --count N")
+        elif args.stones is not None:
+            raise ValueError("--stones is the window of a labelled set's samples; a move set "
+                             "(--player) takes positions from whole games: drop --stones")
         elif args.max_nodes is not None:
             raise ValueError("--max-nodes is the exact solver's budget; a move set (--player) "
                              "has none: drop --max-nodes")
