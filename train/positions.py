@@ -15,13 +15,13 @@ In every game a value's sign is its outcome class: > 0 a win, 0 a draw, < 0 a lo
 
 Sampled sets (four-in-a-row, Reversi): sample ``i`` of seed ``S`` draws everything from
 ``np.random.default_rng([S, i])``: a target number of stones on the board (uniform in the
-game's window), then a number of uniformly random plies, then the game's engine plays until
-the target is reached (the engine's tie-breaks drawn from the same generator). A sample
-that ends the game early, repeats an earlier position, or that the solver cannot label
-within ``--max-nodes`` positions (four-in-a-row) is skipped. The transposition table is
-emptied before each four-in-a-row position, so whether a position fits the budget depends
-on the position alone: a set's first ``n`` lines are the set made with ``--count n``, and
-``--workers`` and ``--backend`` (``train.backends``) change nothing.
+window: the game's, or ``--stones``), then a number of uniformly random plies, then the
+game's engine plays until the target is reached (the engine's tie-breaks drawn from the same
+generator). A sample that ends the game early, repeats an earlier position, or that the
+solver cannot label within ``--max-nodes`` positions (four-in-a-row) is skipped. The
+transposition table is emptied before each four-in-a-row position, so whether a position
+fits the budget depends on the position alone: a set's first ``n`` lines are the set made
+with ``--count n``, and ``--workers`` and ``--backend`` (``train.backends``) change nothing.
 
 With ``--player SPEC`` the command writes a move set instead, in any game: positions of
 SPEC's own games, each with the move SPEC chooses there (``train.moves``).
@@ -253,8 +253,8 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
         backend: where the samples are labelled (default: in this process); same lines on
             any.
         advance: called with 1 each time a line is added.
-        window: the stones on the board of the samples ``(fewest, most)``, checked by
-            ``stones_window``; None: the game's (``Labeller.stones``).
+        window: the stones on the board of the samples ``(fewest, most)``, already
+            checked (``stones_window``); None: the game's (``Labeller.stones``).
     """
     where = backend or Backend()
     record = game_record(game)
