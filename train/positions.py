@@ -304,9 +304,9 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
         return [line(record, state, chosen.values(state, max_nodes)) for state in states]
     if count is None:
         raise ValueError(f"{record.name} positions are sampled: give --count N")
-    chosen_window = chosen.stones if window is None else stones_window(record, window)
+    checked = None if window is None else stones_window(record, window)
     connect(where)
-    return sampled_lines(record.name, count, seed, max_nodes, where, advance, chosen_window)
+    return sampled_lines(record.name, count, seed, max_nodes, where, advance, checked)
 
 
 def stones_window(record: Game, window: Sequence[int]) -> tuple[int, int]:
