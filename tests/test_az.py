@@ -319,6 +319,18 @@ def test_self_play_starts_from_random_unfinished_openings() -> None:
     assert len({(int(m), int(o)) for m, o in zip(state.me, state.opp, strict=True)}) > 5
 
 
+def test_value_targets_mix_the_outcome_with_the_search() -> None:
+    record, net = game("tictactoe"), random_net("tictactoe")
+    played = {mix: az_training.self_play(record, tiny_config(value_mix=mix), net,
+                                         np.random.default_rng(5))[0]
+              for mix in (0.0, 0.5, 1.0)}
+    outcomes, searched = played[0.0].values, played[1.0].values
+    np.testing.assert_array_equal(played[0.0].policies, played[1.0].policies)
+    assert set(np.unique(outcomes)) <= {-1.0, 0.0, 1.0}
+    assert (np.abs(searched) <= 1).all() and not np.array_equal(searched, outcomes)
+    np.testing.assert_allclose(played[0.5].values, (outcomes + searched) / 2, atol=1e-6)
+
+
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
     straight = az_training.train(az_training.new_run(tiny_config(iterations=3),
                                                      tmp_path / "a"), progress=False)
@@ -422,6 +434,7 @@ def test_a_grown_network_learns_with_every_weight() -> None:
     (["tictactoe", "--set", "precision=half"], "precision must be one of"),
     (["tictactoe", "--set", "lr_schedule=cosine"], "lr_schedule must be one of"),
     (["tictactoe", "--set", "opening_plies=[4,2]"], "opening_plies must be [low, high]"),
+    (["tictactoe", "--set", "value_mix=1.5"], "value_mix must be in [0, 1]"),
     (["--resume", "nowhere"], "not a run folder"),
 ])
 def test_az_command_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],

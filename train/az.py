@@ -156,6 +156,10 @@ class AzConfig:
             over ``iterations``: set it to the iterations the minutes hold (``--resume``
             with other ``iterations`` rescales the rates still to come).
         value_weight: the value loss's weight against the policy loss.
+        value_mix: the search's share of each value target, in ``[0, 1]``: a position's
+            target is ``(1 - value_mix) * outcome + value_mix * root value`` (the game's
+            result and the self-play search's mean value, both for the side to move);
+            0: the outcome alone.
         augment: draw a random board symmetry per training sample.
         eval_every: iterations between evaluations.
         eval_positions: labelled positions judged per evaluation (a fixed subset).
@@ -200,6 +204,7 @@ class AzConfig:
     lr_schedule: str = "constant"
     weight_decay: float = 1e-4
     value_weight: float = 1.0
+    value_mix: float = 0.0
     augment: bool = True
     eval_every: int = 5
     eval_positions: int = 500
@@ -230,6 +235,9 @@ class AzConfig:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         if self.minutes is not None and self.minutes <= 0:
             raise ValueError(f"minutes must be positive, got {self.minutes}")
+        if not 0 <= self.value_mix <= 1:
+            raise ValueError(f"value_mix must be in [0, 1], got {self.value_mix}; fix it with "
+                             "--set value_mix=0.5 (0: the outcome alone)")
         if self.eval_games % 2 or min(self.eval_simulations, self.eval_openings,
                                       self.temperature_moves) < 0:
             raise ValueError("eval_games must be even (both seatings) and eval_simulations, "
@@ -371,7 +379,8 @@ def starting_positions(record: Game, config: AzConfig, rng: np.random.Generator)
 def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generator
               ) -> tuple[Samples, SelfPlayStats]:
     """Play ``config.games_per_iteration`` games at once, every move by a search with the
-    current network; every position becomes a sample."""
+    current network; every position becomes a sample, its value target the game's outcome
+    mixed with the search's root value by ``config.value_mix``."""
     rules, search_config = record.rules, config.search_config()
     evaluate = TimedEvaluator(Evaluator(net, config.precision))
     leaf_values = solvers.leaf_values(record.name) if config.leaf_solver else None
@@ -385,7 +394,8 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
         found = search(rules, state, evaluate, search_config,
                        draw_noise(search_config, rng, masks), leaf_values)
         plies.append((games, Samples(rules.observation(state), masks, found.policy,
-                                     np.zeros(games.size)), np.asarray(state.to_move)))
+                                     np.asarray(found.value, np.float32)),
+                      np.asarray(state.to_move)))
         state = rules.apply_batch(state, choose_moves(config, found.policy, found.action,
                                                       ply, rng))
         simulations += games.size * search_config.simulations
@@ -393,7 +403,8 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
         results[games[over]] = rules.result(take(state, over), 0)
         state, games, ply = take(state, ~over), games[~over], ply + 1
     for played, samples, movers in plies:
-        samples.values[:] = np.where(movers == 0, results[played], -results[played])
+        outcomes = np.where(movers == 0, results[played], -results[played])
+        samples.values[:] = (1 - config.value_mix) * outcomes + config.value_mix * samples.values
     samples = Samples.concat([part for _, part, _ in plies])
     return samples, SelfPlayStats(config.games_per_iteration, len(samples), simulations,
                                   time.perf_counter() - start, evaluate.seconds)
