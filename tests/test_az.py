@@ -319,6 +319,16 @@ def test_self_play_starts_from_random_unfinished_openings() -> None:
     assert len({(int(m), int(o)) for m, o in zip(state.me, state.opp, strict=True)}) > 5
 
 
+@pytest.mark.parametrize("text", ["XX-OO----", "OO-XX-X--"], ids=["X to move", "O to move"])
+def test_search_values_a_winning_move_as_a_win_for_the_side_to_move(text: str) -> None:
+    rules = game("tictactoe").rules
+    state = batch_of(rules.parse(text))
+    found = search(rules, state, zero_network, SearchConfig(simulations=SEARCH_SIMULATIONS),
+                   np.zeros((1, 9)))
+    assert found.action[0] == 2 and found.action_value[0] == 1.0
+    assert found.value[0] < 1.0  # the root's mean also holds the weaker moves' visits
+
+
 def test_value_targets_mix_the_outcome_with_the_search() -> None:
     record, net = game("tictactoe"), random_net("tictactoe")
     played = {mix: az_training.self_play(record, tiny_config(value_mix=mix), net,

@@ -157,9 +157,9 @@ class AzConfig:
             with other ``iterations`` rescales the rates still to come).
         value_weight: the value loss's weight against the policy loss.
         value_mix: the search's share of each value target, in ``[0, 1]``: a position's
-            target is ``(1 - value_mix) * outcome + value_mix * root value`` (the game's
-            result and the self-play search's mean value, both for the side to move);
-            0: the outcome alone.
+            target is ``(1 - value_mix) * outcome + value_mix * searched`` (the game's
+            result, and the self-play search's value of the move it played there: its Q
+            at the root; both for the side to move); 0: the outcome alone.
         augment: draw a random board symmetry per training sample.
         eval_every: iterations between evaluations.
         eval_positions: labelled positions judged per evaluation (a fixed subset).
@@ -308,8 +308,8 @@ def load_config(game: str, path: Path | None = None,
 
 @dataclass
 class Samples:
-    """Training positions: mover's-view planes, legal masks, policy targets, and the game's
-    result for the side to move."""
+    """Training positions: mover's-view planes, legal masks, policy targets, and value
+    targets for the side to move (the game's result, mixed by ``AzConfig.value_mix``)."""
 
     observations: np.ndarray
     masks: np.ndarray
@@ -380,7 +380,7 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
               ) -> tuple[Samples, SelfPlayStats]:
     """Play ``config.games_per_iteration`` games at once, every move by a search with the
     current network; every position becomes a sample, its value target the game's outcome
-    mixed with the search's root value by ``config.value_mix``."""
+    mixed with the search's value of the move played by ``config.value_mix``."""
     rules, search_config = record.rules, config.search_config()
     evaluate = TimedEvaluator(Evaluator(net, config.precision))
     leaf_values = solvers.leaf_values(record.name) if config.leaf_solver else None
@@ -394,7 +394,7 @@ def self_play(record: Game, config: AzConfig, net: AzNet, rng: np.random.Generat
         found = search(rules, state, evaluate, search_config,
                        draw_noise(search_config, rng, masks), leaf_values)
         plies.append((games, Samples(rules.observation(state), masks, found.policy,
-                                     np.asarray(found.value, np.float32)),
+                                     np.asarray(found.action_value, np.float32)),
                       np.asarray(state.to_move)))
         state = rules.apply_batch(state, choose_moves(config, found.policy, found.action,
                                                       ply, rng))

@@ -108,11 +108,11 @@ class AzAgent:
 
     def network_result(self, observations: np.ndarray, masks: np.ndarray) -> SearchResult:
         """The network alone on a batch of observations and legal ``masks``: the most likely
-        legal move, the softmax over the legal moves, the value for the side to move, no
-        visits."""
+        legal move, the softmax over the legal moves, the value for the side to move (the
+        position's and the move's alike), no visits."""
         logits, values = self.evaluate(observations, masks)
         return SearchResult(logits.argmax(axis=1), softmax(logits),
-                            np.zeros(masks.shape, dtype=np.int64), values)
+                            np.zeros(masks.shape, dtype=np.int64), values, values)
 
     def act_batch(self, state: Any) -> np.ndarray:
         """The move of each game of the batched, unfinished ``state``."""

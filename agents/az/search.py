@@ -100,12 +100,15 @@ class SearchResult:
         policy: ``(N, A)`` the policy target (zero on illegal actions, rows sum to 1).
         visits: ``(N, A)`` root visit counts.
         value: ``(N,)`` the root's mean value for the side to move.
+        action_value: ``(N,)`` the value of ``action`` for the side to move: its Q at the
+            root (the root's value where it went unvisited).
     """
 
     action: np.ndarray
     policy: np.ndarray
     visits: np.ndarray
     value: np.ndarray
+    action_value: np.ndarray
 
 
 def considered_visits(considered: int, simulations: int) -> tuple[int, ...]:
@@ -402,7 +405,9 @@ class Search:
             policy = softmax(np.where(legal, self.prior + sigma, NO_SCORE))
             action = masked_argmax(self.gumbel_scores(counts, q, counts.max(axis=1)), legal)
         value = self.tree.value_sum[:, ROOT] / self.tree.visits[:, ROOT]
-        return SearchResult(action, policy, counts, value)
+        played = np.arange(len(action)), action
+        action_value = np.where(counts[played] > 0, q[played], value)
+        return SearchResult(action, policy, counts, value, action_value)
 
 
 def search(rules: Rules, roots: Any, evaluate: Evaluate, config: SearchConfig,
