@@ -2,12 +2,12 @@ PY ?= .venv/bin/python
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
 
-.PHONY: setup ray test test-fast lint bench evaluate
+.PHONY: setup ray test test-fast lint bench evaluate docs docs-tables
 
 setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,export,ray,dev]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,export,ray,docs,dev]"
 
 ray:  ## add the Ray backend, Tune and RLlib's dependencies to an existing venv
 	$(PY) -m pip install -q -c constraints.txt -e ".[ray]"
@@ -21,6 +21,12 @@ test-fast:  ## the suite without the slow runs (training smoke tests, many games
 lint:
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+
+docs:  ## the documentation site, built strictly into site/ (the docs extra)
+	$(PY) -m mkdocs build --strict --site-dir site
+
+docs-tables:  ## rerun the commands of every generated table in README.md, docs/ and checkpoints/
+	$(PY) docs/tables.py
 
 bench:
 	$(PY) -m boardgym.bench.throughput
