@@ -47,7 +47,7 @@ SEEDS = 20
 def solved_late_position(record: Any, solve: Any, count: int, rng: Any) -> bool:
     """Play ``record``'s game at random until it has ``count`` stones, then ``solve`` that
     position; False if the game ends first."""
-    from boardgym.train.positions import legal_actions, stones
+    from boardgym.train.quality.positions import legal_actions, stones
 
     rules = record.rules
     state = rules.initial_state()

@@ -1,10 +1,10 @@
-"""The commands of the ``boardgym`` command line (``train.cli``) and their machinery.
+"""The ``boardgym`` command line and the work behind it, one room a job.
 
-- ``evaluate``: A against B in simulated matches; ``tournament``: round robins with Elo.
-- ``play``: a person against any agent; its game flow is ``play_flow``, the terminal
-  ``play_terminal``, the pygame window ``play_window``.
-- ``ppo`` (``boardgym train``) and ``selfplay``: MaskablePPO training, built from ``config``
-  (hyperparameters as data), ``runs`` (run folders, atomic writes, checkpoints, RNG streams),
-  ``environments`` (the opponent pool and the vector env) and ``callbacks`` (evaluation and
-  checkpoints between rollouts); ``plot`` draws a run's learning curves.
+- ``cli``: the table of subcommands; ``common``: what they share (one-line errors, the
+  parallel map).
+- ``match``: ``evaluate`` and ``tournament``, over fair opening suites.
+- ``quality``: labelled positions and agreement with exact solvers.
+- ``ppo``: MaskablePPO training (``train``, ``selfplay``, ``tune``); ``az``: AlphaZero-style
+  training; ``tools``: ``export`` and ``plot``.
+- ``hyperparams``: each trainer's defaults per game, as YAML data.
 """

@@ -1,0 +1,3 @@
+"""AlphaZero-style training: search-guided self-play, the replay buffer, the learner and the
+``az`` command.
+"""

@@ -1,0 +1,479 @@
+"""Simulated matches: agent A against agent B over many games (``boardgym evaluate``).
+
+Game ``i`` of a match with seed ``S`` draws every random number (who moves first, the agents'
+tie-breaks) from its own generator ``np.random.default_rng([S, i])``, so a game's result
+depends only on ``(S, i)``: spreading games over worker processes or Ray tasks
+(``train.backends``) changes nothing.
+
+Fair matches (``--openings``, see ``train.openings``): games ``2k`` and ``2k + 1`` form pair
+``k``; both start from opening ``k`` (random plies or a suite's line), A moving first in game
+``2k`` and second in ``2k + 1``. The report then also counts the distinct games (identical
+move sequences, opening included, counted once) and A's pair score: a pair scores 1, 0.5 or
+0 for A (the mean of its two games, a tie counting half), and the pair scores are the samples
+of A's score. Its 95% interval is the Wilson score interval of their mean over the pairs:
+the variance ``p (1 - p)`` it assumes is the largest any score in ``[0, 1]`` with mean ``p``
+can have, so the interval is conservative, and it stays open when every pair scores alike.
+
+Use ``play_match`` from other scripts::
+
+    from boardgym.train.match.evaluate import play_match
+    result = play_match("reversi", "corner_best", "random", games=1000, seed=0)
+    print(result.a_win_rate, result.a_win_ci95)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from boardgym import agents
+from boardgym.agents import Agent
+from boardgym.envs.games import game as game_record
+from boardgym.train.common.backends import (
+    Backend,
+    add_backend_options,
+    backend_from_args,
+    connect,
+    parallel_map,
+)
+from boardgym.train.common.commands import (
+    CommandParser,
+    add_board_options,
+    board_options,
+    check_at_least,
+    game_names,
+    int_at_least,
+    progress_bar,
+)
+from boardgym.train.match import openings as fair
+
+Z95 = 1.959963984540054
+"""Standard normal quantile of 0.975: the z of a two-sided 95% interval."""
+A_WON, B_WON, TIE = 1, -1, 0
+CHUNK_GAMES = 25
+"""Games per task handed to a worker process or a Ray task."""
+PERCENT = 100
+FIRST_PLAYER = 0
+PAIR = 2
+"""Games per opening: one in each seating."""
+Moves = tuple[int, ...]
+"""Every action of one game, its opening included."""
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion.
+
+    Args:
+        successes: number of successes, ``0 <= successes <= trials`` (a sum of scores in
+            ``[0, 1]`` for a conservative interval of their mean).
+        trials: number of trials, > 0.
+        z: the normal quantile of the confidence level (95% by default).
+
+    Returns:
+        ``(low, high)``, both within ``[0, 1]``.
+    """
+    p = successes / trials
+    z2n = z * z / trials
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z * math.sqrt(p * (1 - p) / trials + z2n / trials / 4) / (1 + z2n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """The counts of a match of A against B.
+
+    Attributes:
+        game: canonical game name.
+        a: A's spec (or its class name when an ``Agent`` was given).
+        b: B's spec (likewise).
+        games: games played.
+        a_wins: games A won.
+        b_wins: games B won.
+        ties: drawn games.
+        seconds: wall-clock time of the match.
+        outcomes: A's result in each game, in game order: +1 won, -1 lost, 0 tie.
+        openings: where fair matches' openings came from (None: every game from the start).
+        distinct_games: games with distinct move sequences.
+    """
+
+    game: str
+    a: str
+    b: str
+    games: int
+    a_wins: int
+    b_wins: int
+    ties: int
+    seconds: float
+    outcomes: tuple[int, ...] = field(default=(), repr=False)
+    openings: fair.Openings | None = None
+    distinct_games: int = 0
+
+    @property
+    def a_win_rate(self) -> float:
+        """The fraction of games A won (ties count as not won)."""
+        return self.a_wins / self.games
+
+    @property
+    def a_win_ci95(self) -> tuple[float, float]:
+        """The 95% Wilson interval of A's win rate."""
+        return wilson_interval(self.a_wins, self.games)
+
+    @property
+    def pairs(self) -> int:
+        """Pairs of games from one opening (0 without openings)."""
+        return 0 if self.openings is None else self.games // PAIR
+
+    @property
+    def a_pair_scores(self) -> np.ndarray:
+        """A's score in each pair: 1, 0.5 or 0 (the mean of its two games, a tie half)."""
+        points = (np.array(self.outcomes[:self.pairs * PAIR]) + 1) / 2
+        return points.reshape(-1, PAIR).mean(axis=1)
+
+    @property
+    def a_pair_score(self) -> float:
+        """A's mean pair score."""
+        return float(self.a_pair_scores.mean())
+
+    @property
+    def a_pair_ci95(self) -> tuple[float, float]:
+        """The 95% interval of A's pair score (Wilson, over pairs: see the module docstring)."""
+        return wilson_interval(float(self.a_pair_scores.sum()), self.pairs)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of ``boardgym evaluate --json`` (keys as in DESIGN.md); fair
+        matches add ``openings``, ``pairs``, ``distinct_games``, ``a_pair_score`` and
+        ``a_pair_ci95``."""
+        low, high = self.a_win_ci95
+        report = {"game": self.game, "a": self.a, "b": self.b, "games": self.games,
+                  "a_wins": self.a_wins, "b_wins": self.b_wins, "ties": self.ties,
+                  "a_win_rate": self.a_win_rate, "a_win_ci95": [low, high]}
+        if self.openings is not None:
+            report.update({"openings": self.openings.json_value(), "pairs": self.pairs,
+                           "distinct_games": self.distinct_games,
+                           "a_pair_score": self.a_pair_score,
+                           "a_pair_ci95": list(self.a_pair_ci95)})
+        return {**report, "seconds": round(self.seconds, 3)}
+
+    def report(self) -> str:
+        """The classic three lines (A wins, B wins, ties) and A's 95% Wilson interval."""
+        label_a, label_b = (self.a, self.b) if self.a != self.b else (f"{self.a} (A)",
+                                                                      f"{self.b} (B)")
+        low, high = self.a_win_ci95
+        rows = [(f"{label_a} wins", self.a_wins), (f"{label_b} wins", self.b_wins),
+                ("Ties", self.ties)]
+        lines = [f"{label}: {count} ({_percent(count / self.games)})" for label, count in rows]
+        lines.append(f"{label_a} win rate {_percent(self.a_win_rate)}, 95% Wilson interval "
+                     f"[{_percent(low)}, {_percent(high)}]  ({self.games} games, "
+                     f"{self.seconds:.1f} s)")
+        if self.openings is not None:
+            low, high = self.a_pair_ci95
+            lines.append(f"{self.pairs} pairs from {self.openings.description}, "
+                         f"{self.distinct_games} distinct games; {label_a} pair score "
+                         f"{_percent(self.a_pair_score)}, 95% interval over pairs "
+                         f"[{_percent(low)}, {_percent(high)}]")
+        return "\n".join(lines)
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * PERCENT:.1f}%"
+
+
+def _label(spec: str | Agent) -> str:
+    return spec if isinstance(spec, str) else type(spec).__name__
+
+
+def game_rng(seed: int, index: int) -> np.random.Generator:
+    """The generator of game ``index`` of a match seeded with ``seed`` (both >= 0)."""
+    return np.random.default_rng([seed, index])
+
+
+def play_game(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
+              config: dict[str, Any] | None = None, opening: Sequence[int] = ()) -> int:
+    """Play one game of A against B on the rules state; A's result (see ``play_moves``)."""
+    return play_moves(game, a, b, rng, a_first, config, opening)[0]
+
+
+def play_moves(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
+               config: dict[str, Any] | None = None,
+               opening: Sequence[int] = ()) -> tuple[int, Moves]:
+    """Play one game of A against B on the rules state, from the start or from an opening.
+
+    Args:
+        game: a game name or alias.
+        a: agent A.
+        b: agent B.
+        rng: the only source of randomness (both agents' tie-breaks).
+        a_first: whether A is the first player (the side that moves first from the start
+            position, whoever is to move after the opening).
+        config: options of the game's ``initial_state`` (four-in-a-row board size).
+        opening: actions applied with the rules before the agents play.
+
+    Returns:
+        ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0), and every action of the game.
+
+    Raises:
+        ValueError: an illegal opening.
+    """
+    record = game_record(game)
+    game_rules = record.rules
+    state = fair.replay(record, opening, config)
+    moves = list(opening)
+    players = (a, b) if a_first else (b, a)
+    while not game_rules.is_terminal(state):
+        action = int(players[int(state.to_move)].act(state, rng))
+        moves.append(action)
+        state = game_rules.apply(state, action)
+    side = FIRST_PLAYER if a_first else 1 - FIRST_PLAYER
+    return int(game_rules.result(state, side)), tuple(moves)
+
+
+def check_boards(game: str, players: Sequence[Agent], config: dict[str, Any] | None) -> None:
+    """Check at once that every player can play this board (a checkpoint trained on another
+    board size fails here, not in the middle of a game).
+
+    Raises:
+        ValueError: a player's ``check_board`` refuses the start position.
+    """
+    state = game_record(game).rules.initial_state(**(config or {}))
+    for player in players:
+        check = getattr(player, "check_board", None)
+        if check is not None:
+            check(state)
+
+
+@dataclass(frozen=True)
+class _Match:
+    """What every game of a match shares; picklable when A and B are specs.
+
+    Games are played in units: one game, or with ``openings`` the pair of games of one
+    opening, so that a worker process draws each opening once.
+    """
+
+    game: str
+    a: str | Agent
+    b: str | Agent
+    seed: int
+    alternate: bool
+    config: dict[str, Any]
+    stochastic: bool = False
+    openings: fair.Openings | None = None
+
+    @property
+    def unit(self) -> int:
+        """Games per unit of work: a pair with openings, else one."""
+        return 1 if self.openings is None else PAIR
+
+    def players(self) -> tuple[Agent, Agent]:
+        """A and B, built from their specs (checkpoints sampling if ``stochastic``)."""
+        return (agents.make(self.game, self.a, stochastic=self.stochastic),
+                agents.make(self.game, self.b, stochastic=self.stochastic))
+
+    def play(self, a: Agent, b: Agent, index: int,
+             opening: Sequence[int] = ()) -> tuple[int, Moves]:
+        """Game ``index`` of the match: A's result and the moves, a function of
+        ``(seed, index)`` only."""
+        rng = game_rng(self.seed, index)
+        if self.openings is not None:
+            a_first = index % PAIR == 0
+        else:
+            a_first = index % 2 == 0 if self.alternate else bool(rng.integers(2))
+        return play_moves(self.game, a, b, rng, a_first, self.config, opening)
+
+    def play_unit(self, a: Agent, b: Agent, unit: int) -> list[tuple[int, Moves]]:
+        """The games of unit ``unit``: game ``unit``, or pair ``unit`` from its opening."""
+        if self.openings is None:
+            return [self.play(a, b, unit)]
+        opening = self.openings.opening(unit)
+        return [self.play(a, b, unit * PAIR + seat, opening) for seat in range(PAIR)]
+
+    def play_units(self, players: tuple[Agent, Agent], units: range) -> list[tuple[int, Moves]]:
+        """The games of ``units`` in order (one task of ``train.backends.parallel_map``)."""
+        return [game for unit in units for game in self.play_unit(*players, unit)]
+
+
+def _chunks(units: int, unit: int) -> list[range]:
+    """Ranges of units of about ``CHUNK_GAMES`` games each."""
+    size = max(1, CHUNK_GAMES // unit)
+    return [range(start, min(start + size, units)) for start in range(0, units, size)]
+
+
+def _games(match: _Match, games: int, backend: Backend, advance: Callable[[int], object],
+           players: tuple[Agent, Agent] | None) -> Iterator[tuple[int, Moves]]:
+    """A's result and the moves of each game in order; calls ``advance(n)`` as ``n`` more
+    games finish. In this process the games are played with ``players`` (built from the
+    specs if None), unit by unit; each worker process builds its own once and plays chunks."""
+    units = games // match.unit
+    chunks = ([range(unit, unit + 1) for unit in range(units)] if backend.inline
+              else _chunks(units, match.unit))
+    for results in parallel_map(match.play_units, chunks, match.players, backend, players):
+        advance(len(results))
+        yield from results
+
+
+def _ignore(_: int) -> None:
+    """A progress callback that does nothing."""
+
+
+def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
+               alternate: bool = False, workers: int | None = None,
+               config: dict[str, Any] | None = None,
+               progress: bool | Callable[[int], object] = False, stochastic: bool = False,
+               players: tuple[Agent, Agent] | None = None,
+               openings: str | None = None, backend: str = "local",
+               address: str | None = None) -> MatchResult:
+    """Play ``games`` games of A against B and count the results.
+
+    The first player of each game is drawn from that game's generator, or alternates
+    (A first in even-numbered games) with ``alternate``, or with ``openings`` games ``2k``
+    and ``2k + 1`` play opening ``k`` with the seats swapped (A first in the even game).
+    Results depend only on ``seed``, not on ``workers`` or ``backend``.
+
+    Args:
+        game: a game name or alias.
+        a: A's spec (built-in name or checkpoint path, see ``agents.make``) or an ``Agent``.
+        b: B's spec or ``Agent``.
+        games: number of games, > 0.
+        seed: match seed, >= 0.
+        alternate: alternate the first player instead of drawing it.
+        workers: tasks running at once (``train.backends.Backend``: local processes, default
+            1; Ray tasks, default the cluster's CPUs); agents given as objects must then be
+            picklable.
+        config: options of the game's ``initial_state`` (four-in-a-row ``rows``,
+            ``columns``, ``connect``).
+        progress: True: a progress bar of games when stderr is a terminal; or a callback,
+            called with the number of games just finished (they add up to ``games``).
+        stochastic: checkpoint agents sample their moves instead of the masked argmax.
+        players: A and B already built from ``a`` and ``b`` (used when the games are played
+            in this process), so that a checkpoint is loaded once per process.
+        openings: fair games (``train.openings.openings_from``): a number of random plies
+            (``"8"``) or the path of an opening suite; None: every game from the start.
+        backend: ``"local"`` processes or ``"ray"`` (same results).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
+
+    Raises:
+        ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0``,
+            ``workers < 1``, an odd number of games with openings, bad openings, or a Ray
+            backend that cannot start.
+    """
+    check_at_least(games=(games, 1), seed=(seed, 0))
+    where = Backend(backend, workers, address)
+    name = game_record(game).name
+    game_record(name).rules.initial_state(**(config or {}))  # validates before any work
+    source = None if openings is None else _openings(name, openings, games, seed, config)
+    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source)
+    bar = None if callable(progress) else progress_bar(games, enabled=bool(progress))
+    advance = progress if callable(progress) else _ignore if bar is None else bar.update
+    start = time.perf_counter()
+    try:
+        played = list(_games(match, games, where, advance, players))
+    finally:
+        if bar is not None:
+            bar.close()
+    outcomes = tuple(result for result, _ in played)
+    return MatchResult(name, _label(a), _label(b), games, outcomes.count(A_WON),
+                       outcomes.count(B_WON), outcomes.count(TIE),
+                       time.perf_counter() - start, outcomes, source,
+                       len({moves for _, moves in played}))
+
+
+def _openings(game: str, spec: str, games: int, seed: int,
+              config: dict[str, Any] | None) -> fair.Openings:
+    """The openings of a fair match of ``games`` games (the first one drawn at once, so that
+    too many plies fail before any game).
+
+    Raises:
+        ValueError: an odd number of games, or ``openings_from`` refuses ``spec``, or no
+            fair opening of that many plies.
+    """
+    if games % PAIR:
+        raise ValueError(f"with --openings every opening is played twice: --games must be "
+                         f"even, got {games}")
+    source = fair.openings_from(spec, game, seed, config)
+    source.opening(0)
+    return source
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``boardgym evaluate`` argument parser."""
+    parser = CommandParser(
+        prog="boardgym evaluate",
+        description="Play agent A against agent B and report A's wins, B's wins and ties.")
+    parser.add_argument("game", help=f"the game: {game_names()}")
+    parser.add_argument("a", help="agent A: a built-in name (e.g. corner_best, lookahead:2, "
+                                  "perfect) or a checkpoint path")
+    parser.add_argument("b", help="agent B, likewise")
+    parser.add_argument("--games", type=int_at_least(1), default=100,
+                        help="number of games (default 100)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0, help="match seed (default 0)")
+    parser.add_argument("--alternate", action="store_true",
+                        help="alternate the first player instead of drawing it per game")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--stochastic", action="store_true",
+                        help="checkpoint agents sample their moves (default: masked argmax)")
+    add_backend_options(parser, "the games")
+    add_openings_option(parser)
+    add_board_options(parser)
+    return parser
+
+
+def add_openings_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--openings N|FILE`` (fair matches) to a command's parser."""
+    parser.add_argument("--openings", metavar="N|FILE",
+                        help="fair games: each pair of games starts from its own opening, "
+                             "the seats swapped: N random legal plies not proven decided, "
+                             "or the openings of a suite file (e.g. "
+                             "docs/openings/reversi_8ply.txt); --games must be even")
+
+
+def _resolve(parser: argparse.ArgumentParser,
+             args: argparse.Namespace) -> tuple[dict[str, Any], tuple[Agent, Agent]]:
+    """Check the game, the board options, both agents (built once, here) and the backend
+    (Ray started or joined); returns the board options and the agents. Any problem ends the
+    program with a one-line usage error.
+    """
+    try:
+        record = game_record(args.game)
+        args.game = record.name
+        config = board_options(record, args)
+        a, b = (agents.make(record, spec, stochastic=args.stochastic)
+                for spec in (args.a, args.b))
+        check_boards(record.name, (a, b), config)
+        if args.openings is not None:
+            _openings(record.name, args.openings, args.games, args.seed, config)
+        connect(backend_from_args(args))
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
+    return config, (a, b)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]
+    [--backend local|ray] [--address ADDR] [--openings N|FILE]``.
+
+    Returns:
+        0 on success (a usage error exits with 2 and one line on stderr).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    config, players = _resolve(parser, args)
+    result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
+                        args.workers, config, progress=True, stochastic=args.stochastic,
+                        players=players, openings=args.openings, backend=args.backend,
+                        address=args.address)
+    print(json.dumps(result.to_dict()) if args.json else result.report())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,417 @@
+"""Run folders: where a training run keeps its config, command, checkpoints and history.
+
+A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the resolved
+hyperparameters), ``command.txt`` (the exact commands, resumes included),
+``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
+``checkpoints/best.zip`` (with ``best.json``: which evaluation it is, by what measure),
+``checkpoints/start.zip`` (after a pretraining, or with ``teacher: pretrained``: the policy
+as PPO started),
+``eval.json`` and ``tb/`` (TensorBoard). Every file is written
+atomically (a temporary file in the same folder, then a rename), so a process killed at any
+moment leaves the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import shlex
+import shutil
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+import torch
+import yaml
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
+
+from boardgym.agents.policy import (
+    OPTIMIZER_ENTRY,
+    TRAIN_STATE_ENTRY,
+    CheckpointError,
+    load_network,
+    model_counters,
+    read_entry,
+    read_tensors,
+    write_checkpoint,
+)
+from boardgym.envs.games import canonical_name
+from boardgym.train.ppo.config import TrainConfig, load_config, read_yaml
+from boardgym.train.ppo.environments import OpponentPool
+from boardgym.train.tools.plot import BEST_FILE
+
+ALGO = "maskableppo"
+RUNS_DIR = Path("runs")
+CHECKPOINTS = "checkpoints"
+LAST, BEST, START = "last.zip", "best.zip", "start.zip"
+CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
+TENSORBOARD_DIR = "tb"
+TRAIN_STATE_KEYS = ("algo", "pool", "history", "elapsed", "best_score", "rng", "counters")
+"""The keys every checkpoint's training state has (``Run.train_state``; ``"selection"``
+too since model selection on quality)."""
+RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
+                            "checkpoint_every", "torch_threads", "snapshot_every",
+                            "snapshot_margin", "league_games", "max_snapshots",
+                            "snapshot_weight", "eval_quality", "patience",
+                            "eval_openings", "precision"})
+"""Config keys that ``--resume`` may change; the others are fixed by the saved model."""
+
+
+# -- atomic writes ---------------------------------------------------------------------------
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically."""
+    write_atomic(path, json.dumps(data, indent=1))
+
+
+def save_config(config: TrainConfig, path: Path) -> None:
+    """Write ``config`` as YAML to ``path`` atomically."""
+    write_atomic(path, yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
+def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dict[str, Any],
+                    train_state: dict[str, Any] | None = None) -> None:
+    """Save ``model``'s policy and optimizer with its boardgym record (and ``train_state``)
+    to ``path`` atomically, in the pickle-free format of ``agents.policy``."""
+    entries = None if train_state is None else {TRAIN_STATE_ENTRY: train_state}
+    write_checkpoint(path, model.policy, game, env_kwargs, model.num_timesteps, entries)
+
+
+# -- RNG streams -----------------------------------------------------------------------------
+
+def seed_everything(seed: int) -> None:
+    """Seed python's ``random``, numpy's global generator and torch."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def rng_state(vec_env: VecEnv) -> dict[str, Any]:
+    """Every RNG stream of a training process, as JSON-able data.
+
+    The envs' own generators are saved for SB3's ``DummyVecEnv``; the batched env's
+    counter-based streams are not reachable, so ``set_rng_state`` re-derives them.
+    """
+    version, internal, gauss = random.getstate()
+    name, keys, pos, has_gauss, cached = np.random.get_state()  # type: ignore[misc]
+    envs_state = vec_env.env_method("get_rng_state") if isinstance(vec_env, DummyVecEnv) \
+        else None
+    return {
+        "python": [version, list(internal), gauss],
+        "numpy": [name, np.asarray(keys).tolist(), pos, has_gauss, cached],
+        "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode(),
+        "envs": envs_state,
+    }
+
+
+def set_rng_state(vec_env: VecEnv, state: dict[str, Any], seed: int, step: int) -> None:
+    """Restore the streams saved by ``rng_state``; batched envs get fresh streams seeded
+    from ``(seed, step)``, so a resumed run is deterministic too. Takes effect at the
+    next ``vec_env.reset()``."""
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    name, keys, pos, has_gauss, cached = state["numpy"]
+    np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
+    raw = np.frombuffer(base64.b64decode(state["torch"]), dtype=np.uint8).copy()
+    torch.set_rng_state(torch.from_numpy(raw))
+    if state["envs"] is None:
+        vec_env.seed(int(np.random.SeedSequence([seed, step]).generate_state(1)[0]))
+        return
+    for i, env_state in enumerate(state["envs"]):
+        vec_env.env_method("set_rng_state", env_state, indices=[i])
+
+
+# -- model selection -------------------------------------------------------------------------
+
+QUALITY, WIN_RATE = "quality", "win_rate"
+"""Selection metrics: the quality score, then the win score; or the win score alone."""
+KEY_NAMES = {QUALITY: ("quality_score", "win_score"), WIN_RATE: ("win_score",)}
+"""The parts of each metric's selection key, most important first."""
+
+
+BAR_NAME = "bar_held"
+"""The first part of the selection key of a run with an ``eval_bar``."""
+
+
+def selection_key(win_score: float, quality_score: float | None,
+                  bar_held: bool | None = None) -> list[float]:
+    """What evaluations are ranked by: ``[quality_score, win_score]`` when the run judges
+    quality (ties in quality broken by the win score), else ``[win_score]``; with an
+    ``eval_bar`` (``bar_held`` not None), preceded by 1.0 where the evaluation held the bar
+    and 0.0 where not, so that every evaluation holding it ranks above every other."""
+    key = [win_score] if quality_score is None else [quality_score, win_score]
+    return key if bar_held is None else [float(bar_held), *key]
+
+
+@dataclass
+class Selection:
+    """Which evaluation ``best.zip`` holds, and how many evaluations since it improved.
+
+    Attributes:
+        metric: ``QUALITY`` or ``WIN_RATE`` (see ``selection_key``).
+        bar: whether the key starts with ``BAR_NAME`` (the run has an ``eval_bar``).
+        key: the best evaluation's selection key, compared lexicographically; empty before
+            the first evaluation.
+        step: the best evaluation's step (-1 before the first).
+        stalled: evaluations since the best one.
+    """
+
+    metric: str = WIN_RATE
+    key: list[float] = field(default_factory=list)
+    step: int = -1
+    stalled: int = 0
+    bar: bool = False
+
+    @property
+    def key_names(self) -> tuple[str, ...]:
+        """The names of the key's parts, most important first."""
+        return (BAR_NAME,) * self.bar + KEY_NAMES[self.metric]
+
+    def offer(self, key: Sequence[float], step: int) -> bool:
+        """Whether the evaluation of ``key`` at ``step`` is a new best (then it is kept as
+        such; else ``stalled`` grows by one)."""
+        if self.key and list(key) <= self.key:
+            self.stalled += 1
+            return False
+        self.key, self.step, self.stalled = list(key), step, 0
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: ``best.json``'s content and the resume state's ``"selection"``."""
+        return {"metric": self.metric, "step": self.step, "stalled": self.stalled,
+                **dict(zip(self.key_names, self.key, strict=False))}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Selection:
+        """The selection saved by ``to_dict``."""
+        selection = cls(data["metric"], [], data["step"], data["stalled"], BAR_NAME in data)
+        selection.key = [data[name] for name in selection.key_names if name in data]
+        return selection
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Selection:
+        """The selection of a checkpoint's training state (one written before selection on
+        quality has only its ``best_score``: the best win score, -1 before any)."""
+        if "selection" in state:
+            return cls.from_dict(state["selection"])
+        best = float(state["best_score"])
+        return cls(WIN_RATE, [best] if best > -1 else [])
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+@dataclass
+class Run:
+    """A training run: its folder, config, opponent pool and history.
+
+    Attributes:
+        config: the resolved hyperparameters.
+        directory: the run folder.
+        pool: the opponents the learner is drawn against.
+        history: one record per evaluation: ``{"step", "seconds", "win_rates": {spec: p},
+            "loss_rates": {spec: p}}``.
+        elapsed: training wall time so far (seconds, resumes added up).
+        selection: which evaluation ``best.zip`` holds (by the quality score with
+            ``eval_quality``, else by the mean of win rate - loss rate).
+        algo: the folder's algorithm tag.
+    """
+
+    config: TrainConfig
+    directory: Path
+    pool: OpponentPool
+    history: list[dict[str, Any]] = field(default_factory=list)
+    elapsed: float = 0.0
+    selection: Selection = field(default_factory=Selection)
+    algo: str = ALGO
+
+    @property
+    def last(self) -> Path:
+        """The latest checkpoint."""
+        return self.directory / CHECKPOINTS / LAST
+
+    @property
+    def start(self) -> Path:
+        """The policy as PPO started, kept by a run that pretrains or has ``teacher:
+        pretrained`` (whose anchor a resume reads from here)."""
+        return self.directory / CHECKPOINTS / START
+
+    @property
+    def best(self) -> Path:
+        """The checkpoint of the best evaluation: the best quality score on the selection
+        positions (ties: the best win score) when the run judges quality, else the best
+        mean of win rate - loss rate (see ``selection``, ``best.json``)."""
+        return self.directory / CHECKPOINTS / BEST
+
+    @property
+    def best_record(self) -> Path:
+        """``best.json``: the metric, step and score of ``best.zip``."""
+        return self.directory / BEST_FILE
+
+    @property
+    def tensorboard(self) -> Path:
+        """The TensorBoard log folder."""
+        return self.directory / TENSORBOARD_DIR
+
+    def train_state(self, model: BaseAlgorithm, vec_env: VecEnv) -> dict[str, Any]:
+        """What ``--resume`` restores besides the weights, optimizer and step count of
+        ``model`` (saved inside each checkpoint): plain JSON data."""
+        best_score = self.selection.key[-1] if self.selection.key else -1.0
+        return {"algo": self.algo, "pool": self.pool.to_dict(), "history": self.history,
+                "elapsed": self.elapsed, "best_score": best_score,
+                "selection": self.selection.to_dict(), "rng": rng_state(vec_env),
+                "counters": model_counters(model)}
+
+
+def run_folder_name(game: str, algo: str, seed: int) -> str:
+    """``{game}__{algo}__{seed}__{time}``."""
+    return f"{game}__{algo}__{seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+
+
+def record_command(directory: Path, argv: Sequence[str], script: str) -> None:
+    """Append the exact command line to the run's ``command.txt``."""
+    path = directory / COMMAND_FILE
+    before = path.read_text() if path.is_file() else ""
+    write_atomic(path, before + shlex.join(["boardgym", script, *argv]) + "\n")
+
+
+def new_run(config: TrainConfig, runs_dir: Path, pool: OpponentPool, algo: str = ALGO) -> Run:
+    """Create the folder of a new run and write its config.
+
+    Raises:
+        ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
+    """
+    directory = make_run_folder(runs_dir, config.game, algo, config.seed)
+    save_config(config, directory / CONFIG_FILE)
+    return Run(config, directory, pool, algo=algo)
+
+
+def make_run_folder(runs_dir: Path, game: str, algo: str, seed: int) -> Path:
+    """A new run folder under ``runs_dir`` (``run_folder_name``) with its ``checkpoints/``.
+
+    Raises:
+        ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
+    """
+    directory = runs_dir / run_folder_name(game, algo, seed)
+    try:
+        (directory / CHECKPOINTS).mkdir(parents=True, exist_ok=False)
+    except OSError as error:
+        raise ValueError(f"cannot create the run folder {directory} ({error.strerror}); "
+                         "choose another --runs-dir") from error
+    return directory
+
+
+class RunFolder(Protocol):
+    """What ``removed_on_error`` needs of a run (a PPO ``Run``, an az run)."""
+
+    directory: Path
+
+    @property
+    def last(self) -> Path:
+        """The run's newest checkpoint file."""
+        ...
+
+
+R = TypeVar("R", bound=RunFolder)
+
+
+@contextmanager
+def removed_on_error(run: R, fresh: bool) -> Iterator[R]:
+    """Delete the folder of a ``fresh`` run if the body fails before its first checkpoint
+    (a command that fails leaves no run folder behind)."""
+    try:
+        yield run
+    except BaseException:
+        if fresh and not run.last.is_file():
+            shutil.rmtree(run.directory, ignore_errors=True)
+        raise
+
+
+def open_run(directory: Path, overrides: dict[str, Any],
+             game: str | None = None) -> tuple[Run, dict[str, Any]]:
+    """The run saved in ``directory`` and the train state of its last checkpoint.
+
+    Everything is checked before anything is written: on any error ``config.yaml`` is left
+    as it was. Only ``RESUMABLE_KEYS`` may differ from the saved config.
+
+    Args:
+        directory: the run folder.
+        overrides: config keys given on the command line.
+        game: the game named on the command line, if any (it must be the run's).
+
+    Raises:
+        ValueError: not a run folder, no checkpoint yet, another game, or an override that
+            cannot change on resume (the message says what to do).
+    """
+    if not (directory / CONFIG_FILE).is_file():
+        raise ValueError(f"{directory} is not a run folder (no {CONFIG_FILE}); pass a folder "
+                         f"made by `boardgym train`, e.g. {RUNS_DIR}/reversi__{ALGO}__0__...")
+    saved = load_config(str(read_yaml(directory / CONFIG_FILE).get("game")),
+                        directory / CONFIG_FILE)
+    config = load_config(saved.game, directory / CONFIG_FILE, overrides)
+    check_resume_changes(saved, config, game)
+    last = directory / CHECKPOINTS / LAST
+    if not last.is_file():
+        raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
+    state = read_resume_state(last, config.game)
+    pool = OpponentPool.from_dict(config.game, state["pool"])
+    save_config(config, directory / CONFIG_FILE)
+    run = Run(config, directory, pool, state["history"], state["elapsed"],
+              Selection.from_state(state), algo=state["algo"])
+    return run, state
+
+
+def read_resume_state(last: Path, game: str) -> dict[str, Any]:
+    """The training state of checkpoint ``last``, after checking all of it: record, weights,
+    optimizer state (nothing unpickled) and the state's keys.
+
+    Raises:
+        FileNotFoundError, CheckpointError: a checkpoint that cannot be resumed (the
+            message says why).
+    """
+    load_network(last, game)
+    read_tensors(last, OPTIMIZER_ENTRY)
+    state = read_entry(last, TRAIN_STATE_ENTRY)
+    if state is None:
+        raise CheckpointError(f"{last} has no training state; it cannot be resumed")
+    missing = [key for key in TRAIN_STATE_KEYS if key not in state]
+    if missing:
+        raise CheckpointError(f"{last}: its training state lacks {', '.join(missing)}; it "
+                              "cannot be resumed (start a new run)")
+    return state
+
+
+def check_resume_changes(saved: TrainConfig, config: TrainConfig, game: str | None) -> None:
+    """Refuse a resume that asks for what the saved run cannot change.
+
+    Args:
+        saved: the run's config.
+        config: the config with the command line's overrides.
+        game: the game named on the command line, if any.
+
+    Raises:
+        ValueError: another game, or another value of a key outside ``RESUMABLE_KEYS``.
+    """
+    if game is not None and canonical_name(game) != saved.game:
+        raise ValueError(f"the run is a {saved.game} run, not {game}; drop GAME or start a "
+                         "new run")
+    before, after = saved.to_dict(), config.to_dict()
+    fixed = sorted(key for key in after if key not in RESUMABLE_KEYS
+                   and after[key] != before[key])
+    if fixed:
+        raise ValueError(f"--resume keeps the run's {', '.join(fixed)}; only "
+                         f"{', '.join(sorted(RESUMABLE_KEYS))} can change (start a new run "
+                         "to change the others)")

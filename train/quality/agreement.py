@@ -1,0 +1,531 @@
+"""Play quality judged by exact solvers (``boardgym quality``).
+
+Each player is asked for a move (``act(state, rng)``) in every position of a labelled set
+(``boardgym positions``; the shipped sets are ``tests/data/GAME.jsonl``), and its move is
+compared with the exact values of all the legal moves there:
+
+- *outcome kept*: the move's outcome class (win / draw / loss: the sign of its value) is the
+  best move's. Counted over the *decisive* positions only, those where the legal moves do not
+  all have the same outcome class;
+- *best move*: the move's exact value is the highest (a fastest win, a slowest loss, the
+  largest disc difference). Counted over the *contested* positions, those where the legal
+  moves do not all have the same value;
+- milliseconds per move: the mean time of ``act`` over every position.
+
+Both shares come with 95% Wilson intervals. Position ``i`` draws the player's tie-breaks
+from ``np.random.default_rng([seed, i])``, so the moves, and every count, do not depend on
+``--workers`` or ``--backend`` (``train.backends``; only the times do).
+
+Held-apart parts. Every labelled set splits, by a stable hash of each position's text
+(``zlib.crc32``, the same on every machine and Python), into a *selection* part (about
+``SELECTION_PERCENT`` % of the positions) and a *report* part (the rest): training runs pick
+their best snapshot on the selection part (``--eval-quality``), model cards report on the
+report part, so the reported figures were not used to choose the weights.
+``--part all|report|selection`` judges one part (default ``all``, the whole set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from boardgym import agents
+from boardgym.agents import Agent
+from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Game
+from boardgym.train.common.backends import (
+    Backend,
+    add_backend_options,
+    backend_from_args,
+    connect,
+    parallel_map,
+)
+from boardgym.train.common.commands import (
+    CommandParser,
+    check_at_least,
+    game_names,
+    int_at_least,
+    progress_bar,
+)
+from boardgym.train.match.evaluate import check_boards, wilson_interval
+
+T = TypeVar("T")
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+"""Where the shipped labelled sets live (a source checkout)."""
+PERCENT = 100
+MS_PER_SECOND = 1000
+CHUNK_POSITIONS = 50
+"""Positions per task handed to a worker process (or a Ray task)."""
+PNG_DPI = 120
+LEGEND_ROOM = 1.2
+"""The chart's height over 100%: room for the legend above the bars."""
+ALL, REPORT, SELECTION = "all", "report", "selection"
+PARTS = (ALL, REPORT, SELECTION)
+"""The parts of a labelled set ``--part`` may name."""
+SELECTION_PERCENT = 20
+"""About this share (%) of every labelled set is the selection part."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """One labelled position.
+
+    Attributes:
+        text: the position text (``rules.parse`` reads it).
+        values: action -> exact value of the move for the side to move.
+    """
+
+    text: str
+    values: dict[int, int]
+
+    @property
+    def best(self) -> int:
+        """The highest value."""
+        return max(self.values.values())
+
+    @property
+    def decisive(self) -> bool:
+        """The legal moves do not all have the same outcome class."""
+        return len({int(np.sign(value)) for value in self.values.values()}) > 1
+
+    @property
+    def contested(self) -> bool:
+        """The legal moves do not all have the same value."""
+        return len(set(self.values.values())) > 1
+
+    def keeps_outcome(self, action: int) -> bool:
+        """``action`` is legal here and has the best move's outcome class."""
+        return action in self.values and bool(np.sign(self.values[action]) == np.sign(self.best))
+
+    def is_best(self, action: int) -> bool:
+        """``action`` is legal here and has the highest value."""
+        return self.values.get(action) == self.best
+
+
+def default_positions(record: Game) -> Path:
+    """The shipped set of a game: ``tests/data/GAME.jsonl`` of the source checkout."""
+    return DATA_DIR / f"{record.name}.jsonl"
+
+
+def read_items(source: Path, parse: Callable[[Any], T], what: str, missing: str) -> list[T]:
+    """``parse`` of each line's JSON value of the JSONL file ``source``, in order.
+
+    Raises:
+        ValueError: no such file (the message is ``missing``, which says how to make one); a
+            line that is not JSON or that ``parse`` refuses (ValueError, KeyError,
+            TypeError, AttributeError): ``SOURCE:LINE: not WHAT (why)``; a file without
+            lines: ``SOURCE: empty``.
+    """
+    if not source.is_file():
+        raise ValueError(missing)
+    items = []
+    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            items.append(parse(json.loads(text)))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{source}:{number}: not {what} ({error})") from None
+    if not items:
+        raise ValueError(f"{source}: empty")
+    return items
+
+
+def load_positions(path: str | Path, record: Game) -> list[Position]:
+    """The labelled positions of a JSONL file, each checked to parse as ``record``'s game
+    and to have a move.
+
+    Raises:
+        ValueError: a missing or empty file, or a line that is not a labelled position of
+            this game (the message names the line).
+    """
+    source = Path(path)
+
+    def position(item: Any) -> Position:
+        record.rules.parse(item["position"])
+        values = {int(action): int(value) for action, value in item["moves"].items()}
+        if not values:
+            raise ValueError("a position without moves")
+        return Position(item["position"], values)
+
+    return read_items(source, position, f"a labelled {record.name} position",
+                      f"no position file {str(source)!r}: make one with boardgym positions "
+                      f"{record.name} --out FILE, or pass --positions FILE")
+
+
+def part_of(position: Position) -> str:
+    """``SELECTION`` or ``REPORT``: the held-apart part ``position`` belongs to, from the CRC-32
+    of its text (stable across machines, processes and Python versions)."""
+    bucket = zlib.crc32(position.text.encode("utf-8")) % PERCENT
+    return SELECTION if bucket < SELECTION_PERCENT else REPORT
+
+
+def split(positions: Sequence[Position], part: str) -> list[Position]:
+    """The positions of ``part`` (``"all"``, ``"report"`` or ``"selection"``), in set order.
+
+    Raises:
+        ValueError: an unknown part.
+    """
+    if part not in PARTS:
+        raise ValueError(f"part must be one of {', '.join(PARTS)}; got {part!r}")
+    return [position for position in positions if part == ALL or part_of(position) == part]
+
+
+def selection_positions(record: Game, count: int, options: dict[str, Any] | None = None,
+                        path: str | Path | None = None) -> list[Position]:
+    """The first ``count`` positions of the labelled set at ``path`` or, without one, of the
+    selection part of ``record``'s shipped set (``default_positions``): what a training
+    run's ``eval_quality`` judges.
+
+    Args:
+        record: the game.
+        count: positions wanted, >= 1.
+        options: the run's board options; the set must be on that board.
+        path: the run's ``eval_quality_positions`` (None: the shipped set).
+
+    Raises:
+        ValueError: no such set, a malformed one, a set on another board, or fewer positions
+            than ``count`` (the message gives the most there are).
+    """
+    if path is None:
+        source = default_positions(record)
+        chosen = split(load_positions(source, record), SELECTION)
+    else:
+        source = labelled_file(path, "eval_quality_positions", record)
+        try:
+            chosen = load_positions(source, record)
+        except ValueError as error:
+            raise ValueError(f"eval_quality_positions: {error}") from None
+    if count > len(chosen):
+        part = "" if path is None else " (eval_quality_positions)"
+        raise ValueError(f"eval_quality is {count} but {source}{part} has {len(chosen)} "
+                         f"positions to select on; use --eval-quality {len(chosen)} or fewer")
+    check_board(record, chosen[0].text, options,
+                f"eval_quality judges the positions of {source}, on the default {record.title} "
+                "board; this run's board differs: use --eval-quality 0")
+    return chosen[:count]
+
+
+def labelled_file(path: str | Path, key: str, record: Game) -> Path:
+    """``path`` (the config key ``key``'s labelled set) when a file is there.
+
+    Raises:
+        ValueError: no such file (the message says how to make one, or to unset ``key``).
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise ValueError(f"{key}: no file {str(source)!r}; label positions with boardgym "
+                         f"positions {record.name} --count N --seed S --out FILE (or --set "
+                         f"{key}=null)")
+    return source
+
+
+def check_board(record: Game, text: str, options: dict[str, Any] | None, message: str) -> None:
+    """Refuse a labelled position (its ``text``) that is not on the board of ``options``
+    (board options, e.g. ``agents.policy.board_kwargs`` of a run's ``env_kwargs``).
+
+    Raises:
+        ValueError: with ``message``.
+    """
+    rules, sample = record.rules, record.rules.parse(text)
+    start = rules.initial_state(**(options or {}))
+    if rules.observation(sample).shape != rules.observation(start).shape or \
+            getattr(sample, "geom", None) != getattr(start, "geom", None):
+        raise ValueError(message)
+
+
+@dataclass(frozen=True)
+class Quality:
+    """One player's agreement with perfect play.
+
+    Attributes:
+        player: the player's spec.
+        positions: positions asked.
+        decisive: positions whose moves differ in outcome class.
+        kept: decisive positions where the player kept the best outcome class.
+        contested: positions whose moves differ in value.
+        best: contested positions where the player played a move of the highest value.
+        seconds: total time of the player's ``act`` calls.
+    """
+
+    player: str
+    positions: int
+    decisive: int
+    kept: int
+    contested: int
+    best: int
+    seconds: float
+
+    @property
+    def ms_per_move(self) -> float:
+        """Mean milliseconds of one ``act`` call."""
+        return self.seconds * MS_PER_SECOND / self.positions
+
+    def kept_ci95(self) -> tuple[float, float]:
+        """95% Wilson interval of the outcome-kept share ((0, 1) with no decisive position)."""
+        return wilson_interval(self.kept, self.decisive) if self.decisive else (0.0, 1.0)
+
+    def best_ci95(self) -> tuple[float, float]:
+        """95% Wilson interval of the best-move share ((0, 1) with no contested position)."""
+        return wilson_interval(self.best, self.contested) if self.contested else (0.0, 1.0)
+
+    @property
+    def kept_rate(self) -> float | None:
+        """The outcome-kept share (None without decisive positions)."""
+        return _rate(self.kept, self.decisive)
+
+    @property
+    def best_rate(self) -> float | None:
+        """The best-move share (None without contested positions)."""
+        return _rate(self.best, self.contested)
+
+    @property
+    def score(self) -> float:
+        """One number for model selection: the mean of the outcome-kept and best-move shares
+        (those with positions to count; 0 when neither has)."""
+        rates = [rate for rate in (self.kept_rate, self.best_rate) if rate is not None]
+        return float(np.mean(rates)) if rates else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of one player in ``boardgym quality --json``."""
+        return {"player": self.player, "positions": self.positions,
+                "decisive": self.decisive, "kept": self.kept,
+                "kept_rate": _rate(self.kept, self.decisive), "kept_ci95": list(self.kept_ci95()),
+                "contested": self.contested, "best": self.best,
+                "best_rate": _rate(self.best, self.contested),
+                "best_ci95": list(self.best_ci95()),
+                "ms_per_move": round(self.ms_per_move, 3)}
+
+
+def _rate(successes: int, trials: int) -> float | None:
+    return successes / trials if trials else None
+
+
+def tally(player: str, positions: Sequence[Position], actions: Sequence[int],
+          seconds: float) -> Quality:
+    """The ``Quality`` of ``player`` from its move in each position."""
+    decisive = [(position, action) for position, action in zip(positions, actions, strict=True)
+                if position.decisive]
+    contested = [(position, action) for position, action in zip(positions, actions, strict=True)
+                 if position.contested]
+    return Quality(player, len(positions), len(decisive),
+                   int(sum(position.keeps_outcome(action) for position, action in decisive)),
+                   len(contested),
+                   int(sum(position.is_best(action) for position, action in contested)),
+                   seconds)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What every position of a judging run shares (picklable when the player is a spec)."""
+
+    game: str
+    player: str | Agent
+    seed: int
+
+    def make(self) -> Agent:
+        """The player."""
+        return agents.make(self.game, self.player)
+
+    def ask(self, player: Agent, position: Position, index: int) -> tuple[int, float]:
+        """The player's move in position ``index`` and the seconds it took."""
+        state = game_record(self.game).rules.parse(position.text)
+        rng = np.random.default_rng([self.seed, index])
+        start = time.perf_counter()
+        action = int(player.act(state, rng))
+        return action, time.perf_counter() - start
+
+    def ask_all(self, player: Agent, chunk: list[tuple[int, Position]]
+                ) -> list[tuple[int, float]]:
+        """The moves and times of numbered positions (one task of ``train.backends``)."""
+        return [self.ask(player, position, index) for index, position in chunk]
+
+
+def _answers(task: _Task, positions: Sequence[Position], backend: Backend,
+             player: Agent | None,
+             advance: Callable[[int], object]) -> Iterator[tuple[int, float]]:
+    """The player's move and time in each position, in order: one by one in this process
+    (with ``player`` if built), else ``CHUNK_POSITIONS`` at a time."""
+    numbered = list(enumerate(positions))
+    size = 1 if backend.inline else CHUNK_POSITIONS
+    chunks = [numbered[start:start + size] for start in range(0, len(numbered), size)]
+    for answers in parallel_map(task.ask_all, chunks, task.make, backend, player):
+        advance(len(answers))
+        yield from answers
+
+
+def _ignore(_: int) -> None:
+    """A progress callback that does nothing."""
+
+
+def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: int = 0,
+          workers: int | None = None, advance: Callable[[int], object] = _ignore,
+          built: Agent | None = None, backend: str = "local",
+          address: str | None = None) -> Quality:
+    """A player's agreement with the exact values of ``positions``.
+
+    Args:
+        game: a game name or alias.
+        player: a player spec (``agents.make``) or an ``Agent`` (picklable if ``workers > 1``).
+        positions: the labelled positions (``load_positions``).
+        seed: position ``i`` draws the player's randomness from ``default_rng([seed, i])``.
+        workers: tasks running at once (``train.backends.Backend``: local processes, default
+            1; Ray tasks, default the cluster's CPUs); same moves for any number.
+        advance: called with the number of positions just judged.
+        built: the player already built from ``player`` (used in this process).
+        backend: ``"local"`` processes or ``"ray"`` (same moves).
+        address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
+
+    Raises:
+        ValueError: unknown game or player, no positions, ``seed < 0``, ``workers < 1``, or
+            a Ray backend that cannot start.
+    """
+    check_at_least(positions=(len(positions), 1), seed=(seed, 0))
+    where = Backend(backend, workers, address)
+    connect(where)
+    task = _Task(game_record(game).name, player, seed)
+    answers = list(_answers(task, positions, where, built, advance))
+    label = player if isinstance(player, str) else type(player).__name__
+    return tally(label, positions, [action for action, _ in answers],
+                 sum(seconds for _, seconds in answers))
+
+
+# -- reports ---------------------------------------------------------------------------------
+
+
+def _share(successes: int, trials: int, interval: tuple[float, float]) -> str:
+    if not trials:
+        return "-"
+    low, high = interval
+    return (f"{successes / trials * PERCENT:5.1f}% [{low * PERCENT:5.1f}, {high * PERCENT:5.1f}]"
+            f" of {trials}")
+
+
+def table(results: Sequence[Quality]) -> str:
+    """The quality table: one row per player."""
+    width = max(len("player"), *(len(result.player) for result in results))
+    header = (f"{'player':<{width}}  {'outcome kept (95% CI)':<30}  {'best move (95% CI)':<30}"
+              "  ms/move")
+    rows = [f"{result.player:<{width}}  "
+            f"{_share(result.kept, result.decisive, result.kept_ci95()):<30}  "
+            f"{_share(result.best, result.contested, result.best_ci95()):<30}  "
+            f"{result.ms_per_move:7.2f}" for result in results]
+    return "\n".join([header, *rows])
+
+
+def write_png(path: str | Path, game: Game, results: Sequence[Quality]) -> None:
+    """A bar chart of both shares per player, with their 95% intervals as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    width = 0.4
+    x = np.arange(len(results))
+    figure, axes = plt.subplots(figsize=(max(4.0, 1.2 * len(results) + 2), 4))
+    for offset, label, rate, interval in (
+            (-width / 2, "outcome kept", lambda r: _rate(r.kept, r.decisive), Quality.kept_ci95),
+            (width / 2, "best move", lambda r: _rate(r.best, r.contested), Quality.best_ci95)):
+        heights = np.array([(rate(result) or 0.0) * PERCENT for result in results])
+        bounds = np.array([interval(result) for result in results]) * PERCENT
+        errors = np.clip(np.stack([heights - bounds[:, 0], bounds[:, 1] - heights]), 0, None)
+        axes.bar(x + offset, heights, width, yerr=errors, capsize=3, label=label)
+    axes.set_xticks(x, [result.player for result in results], rotation=20, ha="right")
+    axes.set_ylim(0, PERCENT * LEGEND_ROOM)
+    axes.set_yticks(np.arange(0, PERCENT + 1, PERCENT // 5))
+    axes.set_ylabel("% of positions (95% interval)")
+    axes.set_title(f"{game.title}: agreement with perfect play")
+    axes.legend(loc="upper center", ncols=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=PNG_DPI)
+    plt.close(figure)
+
+
+# -- command line ----------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``boardgym quality`` argument parser."""
+    parser = CommandParser(
+        prog="boardgym quality",
+        description="How often each player keeps the game-theoretic outcome and plays an "
+                    "exactly best move, on positions labelled by the exact solvers.")
+    parser.add_argument("game", help=f"the game: {game_names()}")
+    parser.add_argument("players", nargs="+", metavar="SPEC",
+                        help="players: built-in names (perfect, solver, lookahead:2, ...) or "
+                             "checkpoint paths")
+    parser.add_argument("--positions", metavar="FILE",
+                        help="labelled positions (default: tests/data/GAME.jsonl)")
+    parser.add_argument("--part", choices=PARTS, default=ALL,
+                        help="judge the whole set (all, default), or only its held-apart "
+                             "report or selection part (split by a stable hash of each "
+                             f"position; selection is about {SELECTION_PERCENT}%%)")
+    parser.add_argument("--limit", type=int_at_least(1),
+                        help="judge only the first N positions (of the part)")
+    parser.add_argument("--seed", type=int_at_least(0), default=0,
+                        help="seed of the players' tie-breaks (default 0)")
+    add_backend_options(parser, "the positions")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--png", metavar="OUT", help="also draw a bar chart to this PNG file")
+    return parser
+
+
+def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
+             ) -> tuple[Game, Path, list[Position], list[Agent]]:
+    """The game, the positions' file and contents, and the players built once; any problem
+    ends the program with a one-line usage error."""
+    try:
+        record = game_record(args.game)
+        path = Path(args.positions) if args.positions else default_positions(record)
+        positions = split(load_positions(path, record), args.part)[:args.limit]
+        built = [agents.make(record, spec) for spec in args.players]
+        check_boards(record.name, built, None)
+        if args.png and not Path(args.png).resolve().parent.is_dir():
+            raise ValueError(f"--png: no directory {str(Path(args.png).parent)!r}")
+        connect(backend_from_args(args))
+    except (ValueError, OSError, ImportError) as error:
+        parser.error(str(error))
+    return record, path, positions, built
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``boardgym quality GAME SPEC... [--positions FILE] [--part PART] [--limit N] [--seed S]
+    [--json] [--workers K] [--backend local|ray] [--address ADDR] [--png OUT]``.
+
+    Returns:
+        0 on success (a usage error exits with 2 and one line on stderr).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    record, path, positions, built = _resolve(parser, args)
+    bar = progress_bar(len(positions) * len(built), "position")
+    advance = _ignore if bar is None else bar.update
+    try:
+        results = [judge(record.name, spec, positions, args.seed, args.workers, advance, player,
+                         args.backend, args.address)
+                   for spec, player in zip(args.players, built, strict=True)]
+    finally:
+        if bar is not None:
+            bar.close()
+    if args.png:
+        write_png(args.png, record, results)
+    if args.json:
+        print(json.dumps({"game": record.name, "positions_file": str(path),
+                          "part": args.part, "positions": len(positions), "seed": args.seed,
+                          "players": [result.to_dict() for result in results]}))
+    else:
+        part = "" if args.part == ALL else f" ({args.part} part)"
+        print(f"{record.title}: {len(positions)} positions{part} from {path}, seed {args.seed}")
+        print(table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,2 @@
+"""Tools over finished runs and checkpoints: ONNX ``export`` and learning-curve ``plot``.
+"""
