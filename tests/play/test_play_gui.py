@@ -23,7 +23,6 @@ from boardgym.envs.games import game, reversi, tictactoe  # noqa: E402
 from boardgym.play import command as play  # noqa: E402
 from boardgym.play.flow import QuitGame  # noqa: E402
 from boardgym.play.window import (  # noqa: E402
-from tests.paths import ROOT  # noqa: E402
     HINT_COLOUR,
     LAST_MOVE_COLOUR,
     WIN_LINE,
@@ -33,6 +32,7 @@ from tests.paths import ROOT  # noqa: E402
     check_driver,
     winning_line,
 )
+from tests.paths import ROOT  # noqa: E402
 
 MAX_FRAMES = 600
 Pixel = tuple[int, int]
