@@ -33,7 +33,8 @@ from pettingzoo.utils import wrappers
 from boardgym.envs import render
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.envs.turn_based import RENDER_MODES, board_spaces, check_choice
+from boardgym.envs.settings import board_spaces, check_choice
+from boardgym.envs.turn_based import RENDER_MODES
 
 AGENTS = ("player_0", "player_1")
 

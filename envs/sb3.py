@@ -17,7 +17,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv
 
-from boardgym.envs.vector import BoardVectorEnv, checked_actions, sub_env_seeds
+from boardgym.envs.vector import BoardVectorEnv
+from boardgym.envs.vector_arguments import checked_actions
+from boardgym.envs.vector_streams import sub_env_seeds
 
 MASK_METHOD = "action_masks"
 

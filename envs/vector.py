@@ -3,7 +3,7 @@
 ``gym.make_vec("Reversi-v0", num_envs=N, vectorization_mode="vector_entry_point", **kwargs)``
 builds a ``ReversiVectorEnv`` (one ``f"{record.class_prefix}VectorEnv"`` per registered game,
 made by ``define_vector_env``) taking the same keyword arguments as ``gym.make``, validated by
-the same function (``turn_based.env_settings``). Sub-env ``i`` behaves exactly like the single
+the same function (``settings.env_settings``). Sub-env ``i`` behaves exactly like the single
 env: the same observations (plane 0 the agent's stones), masks, passes, opponent replies
 inside ``step``, rewards and ``illegal_action`` handling. The games' state lives in arrays
 (one batched rules state); every rule comes from the game's batched rules (``initial_batch``,
@@ -25,7 +25,7 @@ position text; None: the start position), with the first player drawn as usual f
 agent's side. Where the opponent's replies end the new game before the agent has moved,
 another opening is drawn (at most ``OPENING_DRAWS`` times, then the start position), so the
 agent always gets a position with a legal move: the single env's rule
-(``turn_based.OPENING_DRAWS``, ``opening_state``). With openings, sub-env ``i``'s games
+(``settings.OPENING_DRAWS``, ``opening_state``). With openings, sub-env ``i``'s games
 still depend only on its seed and actions; against one opponent without a batched twin they
 are the single env's games with the same ``opening=``.
 
@@ -52,11 +52,14 @@ draws from that generator too, before the first player is drawn.
 Masks handed out (``action_masks()``, ``info["action_mask"]``) are copies: writing into them
 changes nothing. After ``illegal_action="raise"`` refuses a step, nothing has changed and the
 env takes the next (legal) step as if the refused one had not been tried.
+
+The parts live beside this module: ``vector_opponents`` (the grouping and the sampler),
+``vector_streams`` (seeds and streams), ``vector_observations`` (observations kept from step
+to step) and ``vector_arguments`` (the vector env's own argument checks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import gymnasium as gym
@@ -64,263 +67,35 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from boardgym.envs.games import IllegalMoveError, players
-from boardgym.envs.games.bitboard import MEMO_CELLS, popcount, single_bit_slot
+from boardgym.envs.games.bitboard import MEMO_CELLS, popcount
 from boardgym.envs.games.core import Game, batch_of, put, side_view, take, unbatch
-from boardgym.envs.turn_based import (
+from boardgym.envs.settings import (
     AGENT_SIDE,
-    FIRST_PLAYER_CHOICES,
     OPENING_DRAWS,
     OPPONENT_WON,
     Opening,
-    check_choice,
     check_opening,
     draw_agent_side,
     env_settings,
-    is_named_player,
     opening_state,
 )
+from boardgym.envs.vector_arguments import (
+    OPPONENT_FIRST,
+    RANDOM_FIRST,
+    check_num_envs,
+    checked_actions,
+    checked_autoreset_mode,
+    first_player_codes,
+    illegal_error,
+    reset_mask,
+)
+from boardgym.envs.vector_observations import Observations
+from boardgym.envs.vector_opponents import Opponents, Sampler
+from boardgym.envs.vector_streams import SubEnvStreams, sub_env_seeds
 
-AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
-FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
 NO_ACTION = -1
 """``info["opponent_action"]`` of a sub-env where the opponent did not move."""
-GOLDEN_GAMMA = np.uint64(0x9E37_79B9_7F4A_7C15)
-MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
-MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
-TOP_BIT = np.uint64(63)
-SEED_LIMIT = 2 ** 64
-"""Seeds are ints in ``[0, SEED_LIMIT)``: the stream keys are 64-bit words."""
-ENTROPY_BOUND = 2 ** 63
-AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
-RESET_MASK_OPTION = "reset_mask"
-SHOWN_ILLEGAL = 5
-"""How many illegal sub-envs an ``IllegalMoveError`` names."""
 VECTOR_SUFFIX = "VectorEnv"
-Sampler = Callable[[np.random.Generator], Any]
-"""``sampler(rng) -> spec``: a sub-env's opponent for its next game."""
-
-
-def _mix(z: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser (a bijection on uint64 with good avalanche)."""
-    z = (z ^ (z >> np.uint64(30))) * MIX_1
-    z = (z ^ (z >> np.uint64(27))) * MIX_2
-    return z ^ (z >> np.uint64(31))
-
-
-def _stream_draw(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
-    """Draw number ``counters`` of the streams keyed ``keys`` (see the module docstring)."""
-    return _mix(keys + counters * GOLDEN_GAMMA)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-
-
-def sub_env_seeds(seed: Any, n: int) -> list[int]:
-    """One seed per sub-env: ``seed + i``, the n seeds of a list, or fresh entropy (None).
-
-    Raises:
-        ValueError: a seed that is not an int in ``[0, 2**64)`` (``1.5``, ``2**64``, ``"3"``),
-            or a list of the wrong length.
-    """
-    if seed is None:
-        return [int(s) for s in np.random.default_rng().integers(ENTROPY_BOUND, size=n)]
-    many = isinstance(seed, (list, tuple, np.ndarray))
-    values = list(seed) if many else [int(seed) + i if _is_int(seed) else seed for i in range(n)]
-    if len(values) != n or not all(_is_int(v) and 0 <= v < SEED_LIMIT for v in values):
-        raise ValueError(f"seed must be None, an int in [0, 2**64 - {n}], or a list of {n} "
-                         f"ints in [0, 2**64) (one per sub-env); got {seed!r}")
-    return [int(v) for v in values]
-
-
-def checked_actions(actions: Any, num_envs: int, n_actions: int) -> np.ndarray:
-    """``actions`` as an int64 array of one action in ``[0, n_actions)`` per sub-env.
-
-    Raises:
-        ValueError: not an integer array of shape ``(num_envs,)`` (floats, strings and bools
-            are refused, not cast), or an action outside the space.
-    """
-    values = np.asarray(actions)
-    if values.shape != (num_envs,) or values.dtype.kind not in "iu":
-        raise ValueError(f"actions must be an integer array of shape ({num_envs},), one per "
-                         f"sub-env; got a {values.dtype} array of shape {values.shape}")
-    low, high = values.min(), values.max()
-    if low < 0 or high >= n_actions:
-        raise ValueError(f"actions must be in [0, {n_actions}) (see env.action_masks()); got "
-                         f"{low}..{high}")
-    return values.astype(np.int64, copy=False)
-
-
-def _first_player_codes(first_player: Any, n: int) -> np.ndarray:
-    """``first_player`` (one value, or one per sub-env) as codes ``AGENT_FIRST``, ..."""
-    values = [first_player] * n if isinstance(first_player, str) else list(first_player)
-    if len(values) != n:
-        raise ValueError(f"first_player must be one of {FIRST_PLAYER_CHOICES} or a list of "
-                         f"{n} of them (one per sub-env); got {len(values)} values")
-    return np.array([FIRST_PLAYER_CODES[check_choice("first_player", v, FIRST_PLAYER_CHOICES)]
-                     for v in values], dtype=np.int64)
-
-
-def _is_spec(value: Any) -> bool:
-    """A single opponent: a spec string or an ``Agent``."""
-    return isinstance(value, (str, players.Agent))
-
-
-def _opponent_plan(record: Game, opponent: Any, n: int) -> tuple[list[Any], Sampler | None]:
-    """``opponent`` as N specs, or ``([], sampler)``.
-
-    Raises:
-        ValueError: a list of the wrong length, or something that is neither a spec, an
-            ``Agent``, a list of them nor a sampler.
-    """
-    if opponent is None:
-        return [record.default_opponent] * n, None
-    if _is_spec(opponent):
-        return [opponent] * n, None
-    if isinstance(opponent, (list, tuple)):
-        if len(opponent) != n or not all(_is_spec(o) for o in opponent):
-            raise ValueError(f"opponent as a list needs {n} specs or Agents (one per "
-                             f"sub-env); got {len(opponent)} items")
-        return list(opponent), None
-    if callable(opponent):
-        return [], opponent
-    raise ValueError(f"opponent must be a spec string, an Agent, a list of {n} of them, or a "
-                     f"sampler(rng) -> spec; got {opponent!r}")
-
-
-class _Opponent:
-    """One opponent of a group of sub-envs: a batched player, or a single player run game by
-    game (each game drawing from its sub-env's generator).
-
-    Raises:
-        ValueError: the player registry does not know ``spec`` (from ``players.make``).
-    """
-
-    def __init__(self, record: Game, spec: Any, options: dict[str, Any]) -> None:
-        self.record, self.spec, self.options = record, spec, options
-        self._make()
-        if self.single is not None:
-            gym.logger.warn(
-                f"opponent {spec!r} has no batched version; it runs game by game (slow). "
-                f"Batched opponents: {players.batched_names(record)}")
-
-    def _make(self) -> None:
-        self.batched = players.make_batched(self.record, self.spec, self.options)
-        self.single = None if self.batched is not None else \
-            players.make(self.record, self.spec, self.options)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """A named opponent is kept as its spec (see ``turn_based.is_named_player``)."""
-        if is_named_player(self.record, self.spec):
-            return {"record": self.record, "spec": self.spec, "options": self.options}
-        return self.__dict__.copy()
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if "batched" not in state:
-            self._make()
-
-    def act_each(self, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-        """The single player's move in each game of the batched ``state``, game ``k``
-        drawing from ``rngs[k]``."""
-        assert self.single is not None
-        return players.act_each(self.single, state, rngs)
-
-
-class _Observations:
-    """The agent's observations of N games: observed in full, or kept from step to step and
-    mended where a plane changed by one stone.
-
-    Every game's observation is a function of its two planes alone (``rules.observation``
-    reads ``side_view``'s planes), and each set bit shows as one cell. Where each move adds
-    one stone (four-in-a-row), after a step each plane differs from the last observed one in
-    at most one bit: that cell is written, the rest is kept. New games start from the empty
-    board (``restart``). The first step that changes a plane by more than one stone (a flip in
-    Reversi) observes in full and turns mending off for good.
-
-    Args:
-        record: the game.
-        fresh: a one-game batched state.
-        mend: try keeping and mending (else every call observes in full).
-    """
-
-    def __init__(self, record: Game, fresh: Any, mend: bool) -> None:
-        self.record = record
-        self.obs: np.ndarray | None = None
-        self.pairs: np.ndarray | None = None
-        """``(N, 2)`` planes of ``obs``."""
-        self.starts = np.zeros(0, dtype=np.intp)
-        """``(N, 2)``: where each plane of ``obs`` starts in its flat view."""
-        self.cell_of: np.ndarray | None = None
-        """By ``single_bit_slot`` of bit ``b``: the flat cell showing bit ``b`` of plane 0
-        (None: not mending)."""
-        self.mask_of = np.zeros(0, dtype=np.uint64)
-        """By ``single_bit_slot`` of bit ``b``: ``1 << b``."""
-        if mend:
-            self._map_cells(fresh)
-
-    def _map_cells(self, fresh: Any) -> None:
-        """Fill ``cell_of`` and ``mask_of``, unless a bit shows in more than one cell."""
-        bits = np.uint64(1) << np.arange(64, dtype=np.uint64)
-        boards = take(fresh, np.zeros(bits.shape, dtype=np.intp))
-        shown = self._observe(boards, bits, bits).reshape(64, 2, -1)
-        if (shown.sum(axis=2) > 1).any() or not np.array_equal(shown[:, 0], shown[:, 1]):
-            return
-        cells = shown[:, 0].argmax(axis=1)
-        on_board = shown[:, 0].sum(axis=1) > 0
-        index = single_bit_slot(bits)
-        self.mask_of = np.empty(64, dtype=np.uint64)
-        self.mask_of[index] = bits
-        self.cell_of = np.empty(64, dtype=np.intp)
-        self.cell_of[index] = cells
-        if not on_board[0]:  # slot 0 also stands for "no change": point it at a real cell
-            self.mask_of[0], self.cell_of[0] = bits[on_board][0], cells[on_board][0]
-
-    def _observe(self, state: Any, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-        """The observation of the planes ``mine``/``theirs`` of the batched ``state``."""
-        return np.asarray(self.record.rules.observation(state._replace(me=mine, opp=theirs)))
-
-    def __call__(self, state: Any, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-        """A fresh ``(N, 2, rows, cols)`` observation of the planes ``mine``/``theirs`` of the
-        batched ``state``."""
-        if self.cell_of is None:
-            return self._observe(state, mine, theirs)
-        pairs = np.stack((mine, theirs), axis=1)
-        if self.obs is None or self.pairs is None:  # the first call
-            self.obs = self._observe(state, mine, theirs)
-        else:
-            self._mend(state, pairs)
-        self.pairs = pairs
-        return self.obs.copy()
-
-    def restart(self, index: np.ndarray, state: Any = None, mine: Any = None,
-                theirs: Any = None) -> None:
-        """Games ``index`` start again: their kept observation becomes the empty board's, or
-        with ``state`` (their batched positions) and its planes ``mine``/``theirs``, theirs."""
-        if self.obs is None or self.pairs is None:
-            return
-        if state is None:
-            self.obs[index] = 0
-            self.pairs[index] = 0
-            return
-        self.obs[index] = self._observe(state, mine, theirs)
-        self.pairs[index] = np.stack((mine, theirs), axis=1)
-
-    def _mend(self, state: Any, pairs: np.ndarray) -> None:
-        """Bring ``obs`` from ``self.pairs`` to ``pairs``: cell by cell if every plane
-        changed by at most one stone, else observed in full (and mending stops)."""
-        assert self.obs is not None and self.pairs is not None and self.cell_of is not None
-        changed = pairs ^ self.pairs
-        if np.bitwise_count(changed).max() > 1:
-            self.obs = self._observe(state, pairs[:, 0], pairs[:, 1])
-            self.cell_of = None
-            return
-        index = single_bit_slot(changed)
-        shown = (pairs & self.mask_of.take(index)) != 0
-        if self.starts.size == 0:
-            self.starts = np.arange(pairs.size).reshape(pairs.shape) * self.obs[0, 0].size
-        self.obs.reshape(-1)[self.starts + self.cell_of.take(index)] = shown.view(np.uint8)
 
 
 class BoardVectorEnv(VectorEnv):
@@ -355,43 +130,30 @@ class BoardVectorEnv(VectorEnv):
                  reward: str = "win",
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  render_mode: str | None = None, **options: Any) -> None:
-        if not _is_int(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if render_mode is not None:
-            raise ValueError("vector envs do not render: pass render_mode to gym.make(...) "
-                             "for a single env instead")
-        self.metadata = {"autoreset_mode": _autoreset_mode(autoreset_mode), "render_modes": []}
-        self.num_envs = n = int(num_envs)
+        self.num_envs = n = check_num_envs(num_envs, render_mode)
+        self.metadata = {"autoreset_mode": checked_autoreset_mode(autoreset_mode),
+                         "render_modes": []}
         record = self.record
         self.settings = env_settings(record, illegal_action, reward, options)
-        self._first_codes = _first_player_codes(first_player, n)
+        self._first_codes = first_player_codes(first_player, n)
         self.single_observation_space = self.settings.observation_space
         self.single_action_space = self.settings.action_space
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         self.n_actions = int(self.settings.action_space.n)
-        specs, self._sampler = _opponent_plan(record, opponent, n)
+        self._opponents = Opponents(record, opponent, n, self.settings.options)
         self._opening = check_opening(opening)
-        self._groups: list[_Opponent] = []
-        self._assignment = np.zeros(n, dtype=np.intp)
-        """The index in ``_groups`` of each sub-env's opponent."""
-        self._only: _Opponent | None = None
-        """The opponent of every sub-env, when they all have the same one."""
-        if specs:
-            self._assign(np.arange(n), specs)
         self.state: Any = None
         self.agent_side = np.zeros(n, dtype=np.int64)
         self._fresh = record.rules.initial_batch(1, **self.settings.options)
-        self._observations = _Observations(record, self._fresh,
+        self._observations = Observations(record, self._fresh,
                                            self.settings.board_cells > MEMO_CELLS)
         self._row_starts = np.arange(n) * self.n_actions
         """Offset of each sub-env's row in the flattened ``(N, n_actions)`` masks."""
         self._needs_reset = np.ones(n, dtype=bool)
         self._masks = np.zeros((n, self.n_actions), dtype=bool)
-        self._keys = np.zeros(n, dtype=np.uint64)
-        self._counters = np.zeros(n, dtype=np.uint64)
-        self._seeds: list[int] = []
-        self._rngs: dict[int, np.random.Generator] = {}
+        self._streams = SubEnvStreams([0] * n)
+        """Each sub-env's random numbers (seeded again by every seeded reset)."""
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -407,7 +169,7 @@ class BoardVectorEnv(VectorEnv):
         Raises:
             ValueError: a bad seed, or a bad option.
         """
-        mask = self._reset_mask(options)
+        mask = reset_mask(options, self.num_envs)
         if seed is not None or self.state is None:
             self._seed(sub_env_seeds(seed, self.num_envs))
         self._start_games(np.flatnonzero(mask))
@@ -435,7 +197,7 @@ class BoardVectorEnv(VectorEnv):
         legal = self._masks.reshape(-1)[self._row_starts + actions]
         illegal = ~(starting | legal)
         if self.settings.illegal_action == "raise" and illegal.any():
-            raise _illegal_error(np.flatnonzero(illegal), actions)
+            raise illegal_error(np.flatnonzero(illegal), actions)
         if starting.any():
             self._start_games(np.flatnonzero(starting))
         self._play_where(legal, actions)
@@ -445,11 +207,7 @@ class BoardVectorEnv(VectorEnv):
         obs, rewards, info = self._publish(opponent_action, terminated, illegal)
         self._needs_reset = terminated.copy()
         if self.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP and terminated.any():
-            info["final_obs"], info["_final_obs"] = obs, terminated
-            self._start_games(np.flatnonzero(terminated))
-            self._redraw_ended(terminated, *self._opponent_turns(terminated))
-            self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-            obs, info["action_mask"] = self._observation(), self._mask_after(None)
+            obs = self._restart_ended(obs, info, terminated)
         truncated = np.zeros(self.num_envs, dtype=bool)
         return obs, rewards, terminated, truncated, info
 
@@ -473,85 +231,26 @@ class BoardVectorEnv(VectorEnv):
     @property
     def opponents(self) -> list[Any]:
         """Each sub-env's current opponent spec (or ``Agent``)."""
-        return [self._groups[g].spec for g in self._assignment] if self._groups else []
-
-    # -- opponents -------------------------------------------------------------------------
-
-    def _group(self, spec: Any) -> int:
-        """The index in ``_groups`` of the opponent ``spec`` (made on first use)."""
-        for number, group in enumerate(self._groups):
-            if group.spec is spec or (isinstance(spec, str) and group.spec == spec):
-                return number
-        self._groups.append(_Opponent(self.record, spec, self.settings.options))
-        return len(self._groups) - 1
-
-    def _assign(self, index: np.ndarray, specs: Sequence[Any]) -> None:
-        """Sub-envs ``index`` play against ``specs`` (one each) from now on."""
-        self._assignment[index] = [self._group(spec) for spec in specs]
-        first = self._assignment[0]
-        self._only = self._groups[first] if (self._assignment == first).all() else None
-
-    def _rng(self, i: int) -> np.random.Generator:
-        """Sub-env ``i``'s generator, ``np.random.default_rng(seed_i)`` (made on first use)."""
-        rng = self._rngs.get(i)
-        if rng is None:
-            rng = self._rngs[i] = np.random.default_rng(self._seeds[i])
-        return rng
-
-    def _moves(self, group: _Opponent, part: Any, index: np.ndarray) -> np.ndarray:
-        """``group``'s move in each game of the sub-batch ``part`` (sub-envs ``index``)."""
-        if group.batched is not None:
-            return np.asarray(group.batched.act(part, self._draws(index)))
-        return group.act_each(part, [self._rng(i) for i in index])
-
-    def _opponent_moves(self, part: Any, index: np.ndarray) -> np.ndarray:
-        """Each sub-env's opponent's move in the games of ``part`` (sub-envs ``index``)."""
-        if self._only is not None:
-            return self._moves(self._only, part, index)
-        groups = self._assignment[index]
-        moves = np.empty(len(index), dtype=np.int64)
-        for number in np.unique(groups):
-            chosen = groups == number
-            moves[chosen] = self._moves(self._groups[number], take(part, chosen),
-                                        index[chosen])
-        return moves
+        return self._opponents.specs
 
     # -- shared plumbing -------------------------------------------------------------------
 
-    def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray:
-        """The sub-envs a reset starts (all, or ``options["reset_mask"]``)."""
-        if not options:
-            return np.ones(self.num_envs, dtype=bool)
-        unknown = sorted(set(options) - {RESET_MASK_OPTION})
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; the vector env takes "
-                             f"options={{{RESET_MASK_OPTION!r}: (N,) bool array}}")
-        mask = np.asarray(options[RESET_MASK_OPTION])
-        if mask.shape != (self.num_envs,) or mask.dtype != bool:
-            raise ValueError(f"options[{RESET_MASK_OPTION!r}] must be a bool array of shape "
-                             f"({self.num_envs},), got a {mask.dtype} array of shape "
-                             f"{mask.shape}")
-        return mask
-
     def _seed(self, seeds: list[int]) -> None:
         """Per-sub-env streams and generators from ``seeds`` (see the module docstring)."""
-        self._seeds = seeds
-        self._keys = _mix(np.array(seeds, dtype=np.uint64))
-        self._counters = np.zeros(self.num_envs, dtype=np.uint64)
-        self._rngs = {}
+        self._streams = SubEnvStreams(seeds)
         self._np_random, self._np_random_seed = gym.utils.seeding.np_random(seeds[0])
 
-    def _draws(self, index: np.ndarray) -> np.ndarray:
-        """The next uniform ``uint64`` draw of each sub-env in ``index`` (its stream advances)."""
-        counters = self._counters[index] + np.uint64(1)
-        self._counters[index] = counters
-        return _stream_draw(self._keys[index], counters)
-
-    def _draws_where(self, moving: np.ndarray) -> np.ndarray:
-        """``_draws`` of the sub-envs where ``moving``, in a whole-batch array: only their
-        streams advance, and the other entries are no draws (not to be used)."""
-        self._counters += moving
-        return _stream_draw(self._keys, self._counters)
+    def _restart_ended(self, obs: np.ndarray, info: dict[str, Any],
+                       terminated: np.ndarray) -> np.ndarray:
+        """Same-step autoreset: the ended games' last observations ``obs`` go into
+        ``info["final_obs"]``, new games start there (``info["action_mask"]`` becomes theirs);
+        returns the observations of the new positions."""
+        info["final_obs"], info["_final_obs"] = obs, terminated
+        self._start_games(np.flatnonzero(terminated))
+        self._redraw_ended(terminated, *self._opponent_turns(terminated))
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        info["action_mask"] = self._mask_after(None)
+        return self._observation()
 
     def _start_games(self, index: np.ndarray, use_opening: bool = True) -> None:
         """Fresh games in sub-envs ``index``: a sampled opponent (with a sampler), an opening
@@ -561,8 +260,7 @@ class BoardVectorEnv(VectorEnv):
             self.state = self.record.rules.initial_batch(self.num_envs,
                                                          **self.settings.options)
         put(self.state, index, self._fresh)
-        if self._sampler is not None:
-            self._assign(index, [self._sampler(self._rng(i)) for i in index])
+        self._opponents.draw(index, self._streams)
         opened = self._open(index) if use_opening and self._opening is not None else index[:0]
         codes = self._first_codes[index]
         sides = np.where(codes == OPPONENT_FIRST, 1 - AGENT_SIDE, AGENT_SIDE)
@@ -608,7 +306,8 @@ class BoardVectorEnv(VectorEnv):
         assert self._opening is not None
         opened = []
         for i in index.tolist():
-            state = opening_state(self.record, self._opening, self._rng(i), self.settings)
+            state = opening_state(self.record, self._opening, self._streams.rng(i),
+                                  self.settings)
             if state is not None:
                 put(self.state, np.array([i]), batch_of(state))
                 opened.append(i)
@@ -617,17 +316,13 @@ class BoardVectorEnv(VectorEnv):
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
         """The agent's side in new games ``index``: from the sub-env's stream against a
         batched opponent, else drawn from its generator as the single env draws it."""
-        only = self._only
-        if only is not None and only.batched is not None:
-            return (self._draws(index) >> TOP_BIT).astype(np.int64)
-        looped = np.array([self._groups[g].batched is None for g in self._assignment[index]],
-                          dtype=bool)
+        looped = self._opponents.looped(index)
         sides = np.empty(len(index), dtype=np.int64)
         streamed = ~looped
         if streamed.any():
-            sides[streamed] = (self._draws(index[streamed]) >> TOP_BIT).astype(np.int64)
+            sides[streamed] = self._streams.sides(index[streamed])
         for k in np.flatnonzero(looped):
-            sides[k] = draw_agent_side(self._rng(int(index[k])))
+            sides[k] = draw_agent_side(self._streams.rng(int(index[k])))
         return sides
 
     def _play_where(self, moving: np.ndarray, actions: np.ndarray) -> None:
@@ -650,10 +345,9 @@ class BoardVectorEnv(VectorEnv):
         rules = self.record.rules
         terminal = np.asarray(rules.is_terminal(self.state))
         moving = active & ~terminal & (self.state.to_move != self.agent_side)
-        only = self._only
-        if only is not None and only.batched is not None \
-                and 2 * np.count_nonzero(moving) > self.num_envs:
-            moves = only.batched.act(self.state, self._draws_where(moving))
+        batched = self._opponents.batched_only
+        if batched is not None and 2 * np.count_nonzero(moving) > self.num_envs:
+            moves = batched.act(self.state, self._streams.draws_where(moving))
             self._play_where(moving, moves)
             last = np.where(moving, moves, NO_ACTION)
             terminal = np.asarray(rules.is_terminal(self.state))
@@ -663,7 +357,7 @@ class BoardVectorEnv(VectorEnv):
         index = np.flatnonzero(moving)
         while index.size:
             part = take(self.state, index)
-            moves = self._opponent_moves(part, index)
+            moves = self._opponents.moves(part, index, self._streams)
             part = rules.apply_batch(part, moves)
             put(self.state, index, part)
             last[index] = moves
@@ -713,26 +407,6 @@ class BoardVectorEnv(VectorEnv):
                 rewards[legal_end] = (score[legal_end, 0] - score[legal_end, 1]) \
                     / self.settings.board_cells
         return self._observation(planes), rewards, info
-
-
-def _autoreset_mode(value: Any) -> AutoresetMode:
-    """``value`` as one of ``AUTORESET_MODES``, or a ValueError naming them."""
-    valid = [mode.value for mode in AUTORESET_MODES]
-    try:
-        mode = AutoresetMode(value)
-    except ValueError:
-        mode = None
-    if mode not in AUTORESET_MODES:
-        raise ValueError(f"autoreset_mode must be one of {valid}, got {value!r}")
-    return mode
-
-
-def _illegal_error(envs_index: np.ndarray, actions: np.ndarray) -> IllegalMoveError:
-    """The ``IllegalMoveError`` of ``illegal_action="raise"``, naming the sub-envs."""
-    pairs = ", ".join(f"env {i}: action {actions[i]}" for i in envs_index[:SHOWN_ILLEGAL])
-    more = ", ..." if len(envs_index) > SHOWN_ILLEGAL else ""
-    return IllegalMoveError(f"illegal actions ({pairs}{more}); pick actions where "
-                            "env.action_masks() is True (the env is unchanged)")
 
 
 VECTOR_CLASSES: dict[str, type[BoardVectorEnv]] = {}
