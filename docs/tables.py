@@ -14,7 +14,8 @@ Markers
 
     NAME (letters, digits, ``_``, ``-``) names a spec. Text outside the markers is never
     touched; text inside is replaced, so write nothing by hand there. An empty block (the two
-    markers on consecutive lines) is filled on the next run.
+    markers on consecutive lines) is filled on the next run. Markers inside fenced code
+    blocks (```) are shown text, not tables.
 
 Specs
     Each spec is a mapping in a YAML file of specs: ``docs/tables.yaml`` (the README's and the
@@ -36,11 +37,12 @@ Specs
         text a column shows (``title``, ``card``, ...). Default: one row without values.
     ``columns``
         List of ``[TITLE, KEY]`` pairs. KEY is a field of the kind (see ``FIELDS``:
-        ``a``, ``b``, ``games``, ``a_wins``, ``b_wins``, ``ties``, ``win_rate`` and
-        ``pair_score`` with their 95% intervals, ``pairs``, ``distinct_games`` for evaluate;
-        ``player``, ``positions``, ``decisive``, ``contested``, ``kept``, ``best``,
-        ``ms_per_move`` for quality; ``rank``, ``player``, ``elo``, ``elo_ci`` for
-        tournament; ``command`` for any kind), else a key of the row.
+        ``a``, ``b``, ``games``, ``a_wins``, ``b_wins``, ``ties``, ``wtl`` (A's
+        won-tied-lost), ``win_rate`` and ``pair_score`` with their 95% intervals, ``pairs``,
+        ``distinct_games`` for evaluate; ``player``, ``positions``, ``decisive``,
+        ``contested``, ``kept`` and ``best`` (shares with 95% intervals), ``kept_count``
+        (kept / decisive), ``ms_per_move`` for quality; ``rank``, ``player``, ``elo``,
+        ``elo_ci`` for tournament; ``command`` for any kind), else a key of the row.
     ``cheap``
         ``true`` if every command of the spec runs in seconds: the test reruns it. Default
         ``false`` (``make docs-tables`` only).
@@ -83,6 +85,7 @@ SPEC_FILE = "tables.yaml"
 """The name of a spec file beside a markdown file."""
 OPEN = re.compile(r"^<!-- table ([A-Za-z0-9_-]+) -->$")
 CLOSE = "<!-- /table -->"
+FENCE = "```"
 KINDS = ("evaluate", "quality", "tournament")
 TIMING = frozenset({"ms_per_move"})
 """Fields that measure time: printed, never compared."""
@@ -208,6 +211,7 @@ FIELDS: dict[str, Callable[[Record], str]] = {
     "a_wins": lambda r: str(r["a_wins"]),
     "b_wins": lambda r: str(r["b_wins"]),
     "ties": lambda r: str(r["ties"]),
+    "wtl": lambda r: f"{r['a_wins']}-{r['ties']}-{r['b_wins']}",
     "win_rate": lambda r: percent(r["a_win_rate"], r["a_win_ci95"]),
     "pairs": lambda r: str(r["pairs"]),
     "distinct_games": lambda r: str(r["distinct_games"]),
@@ -217,6 +221,7 @@ FIELDS: dict[str, Callable[[Record], str]] = {
     "decisive": lambda r: str(r["decisive"]),
     "contested": lambda r: str(r["contested"]),
     "kept": lambda r: percent(r["kept_rate"], r["kept_ci95"]),
+    "kept_count": lambda r: f"{r['kept']} / {r['decisive']}",
     "best": lambda r: percent(r["best_rate"], r["best_ci95"]),
     "ms_per_move": lambda r: f"{r['ms_per_move']:.3g}",
     "rank": lambda r: str(r["rank"]),
@@ -329,9 +334,14 @@ class Block:
 
 
 def find_blocks(lines: Sequence[str], path: Path) -> list[Block]:
-    """The marked tables of a file's lines, in order."""
-    blocks, opened = [], None
+    """The marked tables of a file's lines, in order (markers inside fenced code blocks, as
+    in a page that shows them, are text)."""
+    blocks, opened, fenced = [], None, False
     for number, line in enumerate(lines):
+        if line.lstrip().startswith(FENCE):
+            fenced = not fenced
+        if fenced:
+            continue
         match = OPEN.match(line.strip())
         if match:
             if opened is not None:
