@@ -8,8 +8,8 @@ pygame window (the ``gui`` extra): click (or, where stones drop, drag a token), 
 hints, the last move is framed, click after a game to play again, ``Esc`` or closing the
 window quits; with no display it says so in one line (exit code 2).
 
-The flow of a match is ``train.play_flow``; the terminal is ``train.play_terminal``, the
-window ``train.play_window``.
+The flow of a match is ``play.flow``; the terminal is ``play.terminal``, the window
+``play.window`` (drawn by ``play.drawing``).
 """
 
 from __future__ import annotations

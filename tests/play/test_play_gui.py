@@ -21,16 +21,18 @@ from boardgym import agents  # noqa: E402
 from boardgym.envs import render  # noqa: E402
 from boardgym.envs.games import game, reversi, tictactoe  # noqa: E402
 from boardgym.play import command as play  # noqa: E402
-from boardgym.play.flow import QuitGame  # noqa: E402
-from boardgym.play.window import (  # noqa: E402
+from boardgym.play.drawing import (  # noqa: E402
     HINT_COLOUR,
     LAST_MOVE_COLOUR,
     WIN_LINE,
+    winning_line,
+)
+from boardgym.play.flow import QuitGame  # noqa: E402
+from boardgym.play.window import (  # noqa: E402
     GameWindow,
     NoDisplayError,
     check_display_named,
     check_driver,
-    winning_line,
 )
 from tests.paths import ROOT  # noqa: E402
 

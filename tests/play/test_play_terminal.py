@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -29,6 +30,8 @@ from boardgym.play.flow import (
 from tests.paths import ROOT
 
 pexpect = pytest.importorskip("pexpect")
+if TYPE_CHECKING:
+    from pexpect import spawn as Child
 
 TIMEOUT = 20
 PROMPT = r"Your move \((X|O|red|yellow)\): "
@@ -38,7 +41,7 @@ MARGIN = (r"(You beat the computer by \d+ points?!|You lost\. The computer beat 
           r"points?\.|The game was a tie!)")
 
 
-def spawn(*args: str) -> pexpect.spawn:
+def spawn(*args: str) -> Child:
     """``python -m boardgym play ARGS`` in a pseudo-terminal, with Ctrl-C's default action,
     as a person's shell gives it (a shell without job control starts background jobs with
     SIGINT ignored, and Python then installs no KeyboardInterrupt for the child)."""
@@ -54,7 +57,7 @@ def default_interrupt() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def interrupt(child: pexpect.spawn, tries: int = 3, patience: float = 5.0) -> None:
+def interrupt(child: Child, tries: int = 3, patience: float = 5.0) -> None:
     """Press Ctrl-C until the goodbye comes, as a person would press it again.
 
     Python's ``input()`` over readline can lose a Ctrl-C that lands after the prompt is
@@ -69,7 +72,7 @@ def interrupt(child: pexpect.spawn, tries: int = 3, patience: float = 5.0) -> No
                          f"{str(child.before)[-300:]!r}")
 
 
-def finish(child: pexpect.spawn, status: int = 0, said_goodbye: bool = False) -> str:
+def finish(child: Child, status: int = 0, said_goodbye: bool = False) -> str:
     """Wait for the goodbye (unless ``said_goodbye``) and the end; check the exit status;
     return the last output."""
     if not said_goodbye:
