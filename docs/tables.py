@@ -373,7 +373,7 @@ class Options:
 def update(path: Path, options: Options, runner: Runner) -> list[str]:
     """Regenerate the wanted tables of one file; return the names of those that changed."""
     lines = path.read_text().splitlines()
-    specs = load_specs(dict.fromkeys([SPECS, path.parent / SPEC_FILE]))
+    specs = load_specs(dict.fromkeys([SPECS, path.resolve().parent / SPEC_FILE]))
     changed = []
     for block in reversed(find_blocks(lines, path)):
         if block.name not in specs:

@@ -65,6 +65,23 @@ def test_a_block_is_filled_from_its_commands_and_then_checks_clean(tmp_path: Pat
     assert tables.main([str(path), "--check"]) == 0
 
 
+def test_a_relative_path_reads_its_spec_file_once(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    document(tmp_path, "ttt")
+    monkeypatch.chdir(tmp_path)
+    assert tables.main(["page.md", "--check"]) == 1
+    assert tables.main(["page.md"]) == 0
+    assert "| `rules` | classic | 20 | 0 |" in (tmp_path / "page.md").read_text()
+
+
+def test_markers_shown_in_a_code_block_are_text(tmp_path: Path) -> None:
+    path = document(tmp_path)
+    shown = "```\n<!-- table nowhere -->\n<!-- /table -->\n```\n"
+    path.write_text(shown)
+    assert tables.main([str(path)]) == 0
+    assert path.read_text() == shown
+
+
 def test_check_names_a_table_whose_numbers_differ_and_writes_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = document(tmp_path, "ttt")
