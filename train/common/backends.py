@@ -7,6 +7,10 @@ work so that a task's result depends only on the task (games are numbered and ga
 draws from ``default_rng([seed, i])``), never on the worker that runs it: every backend and
 any number of workers give the same results.
 
+Numbered work is handed out in index ranges (``task_ranges``: one index at a time in this
+process), each task returning a list of results that ``flat_map`` flattens back into index
+order.
+
 Backends (``Backend``):
 
 - ``local``: with one worker, in this process (with a ``state`` already built, if given);
@@ -403,16 +407,27 @@ def parallel_map(run: Callable[[S, T], R], tasks: Iterable[T], setup: Callable[[
     yield from _in_order(runner, tasks, backend.workers or cluster_cpus())
 
 
-def map_index_ranges(run: Callable[[S, range], list[R]], setup: Callable[[], S],
-                     backend: Backend, size: int) -> Generator[R, None, None]:
-    """``run(state, indices)`` on the index ranges ``[0, size)``, ``[size, 2 * size)``, ...
-    (of 1 index in this process), forever, each task's list of results flattened: the
-    results in index order. Close the generator to stop; ``parallel_map``'s workers run a
-    few tasks ahead and are cancelled then."""
+def task_ranges(size: int, backend: Backend, total: int | None = None) -> Iterator[range]:
+    """The index ranges ``[0, step)``, ``[step, 2 * step)``, ... that split work into tasks:
+    ``step`` is ``size`` (>= 1), or 1 when ``backend`` runs tasks in this process (so that
+    progress is counted index by index); up to ``total`` indices (the last range cut there),
+    or forever when ``total`` is None."""
     step = 1 if backend.inline else size
-    tasks = (range(start, start + step) for start in itertools.count(0, step))
-    with closing(parallel_map(run, tasks, setup, backend)) as results:
+    for start in itertools.count(0, step) if total is None else range(0, total, step):
+        yield range(start, start + step if total is None else min(start + step, total))
+
+
+def flat_map(run: Callable[[S, T], list[R]], tasks: Iterable[T], setup: Callable[[], S],
+             backend: Backend | None = None, state: S | None = None,
+             advance: Callable[[int], object] | None = None) -> Generator[R, None, None]:
+    """``parallel_map`` of tasks that each return a list: the lists' items, flattened in task
+    order (arguments as there). ``advance(n)`` is called with each task's number of items
+    before they are handed on (a progress bar's update). Close the generator to stop early:
+    ``parallel_map``'s workers run a few tasks ahead and are cancelled then."""
+    with closing(parallel_map(run, tasks, setup, backend, state)) as results:
         for chunk in results:
+            if advance is not None:
+                advance(len(chunk))
             yield from chunk
 
 

@@ -3,16 +3,13 @@
 Game ``i`` of a match with seed ``S`` draws every random number (who moves first, the agents'
 tie-breaks) from its own generator ``np.random.default_rng([S, i])``, so a game's result
 depends only on ``(S, i)``: spreading games over worker processes or Ray tasks
-(``train.backends``) changes nothing.
+(``train.common.backends``) changes nothing.
 
-Fair matches (``--openings``, see ``train.openings``): games ``2k`` and ``2k + 1`` form pair
-``k``; both start from opening ``k`` (random plies or a suite's line), A moving first in game
-``2k`` and second in ``2k + 1``. The report then also counts the distinct games (identical
-move sequences, opening included, counted once) and A's pair score: a pair scores 1, 0.5 or
-0 for A (the mean of its two games, a tie counting half), and the pair scores are the samples
-of A's score. Its 95% interval is the Wilson score interval of their mean over the pairs:
-the variance ``p (1 - p)`` it assumes is the largest any score in ``[0, 1]`` with mean ``p``
-can have, so the interval is conservative, and it stays open when every pair scores alike.
+Fair matches (``--openings``, see ``train.match.openings``): games ``2k`` and ``2k + 1`` form
+pair ``k``; both start from opening ``k`` (random plies or a suite's line), A moving first in
+game ``2k`` and second in ``2k + 1``. The report then also counts the distinct games
+(identical move sequences, opening included, counted once) and A's pair score with its 95%
+interval over pairs (``train.match.results``).
 
 Use ``play_match`` from other scripts::
 
@@ -25,10 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,7 +37,8 @@ from boardgym.train.common.backends import (
     add_backend_options,
     backend_from_args,
     connect,
-    parallel_map,
+    flat_map,
+    task_ranges,
 )
 from boardgym.train.common.commands import (
     CommandParser,
@@ -53,141 +50,11 @@ from boardgym.train.common.commands import (
     progress_bar,
 )
 from boardgym.train.match import openings as fair
+from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, MatchResult, Moves, player_label
 
-Z95 = 1.959963984540054
-"""Standard normal quantile of 0.975: the z of a two-sided 95% interval."""
-A_WON, B_WON, TIE = 1, -1, 0
 CHUNK_GAMES = 25
 """Games per task handed to a worker process or a Ray task."""
-PERCENT = 100
 FIRST_PLAYER = 0
-PAIR = 2
-"""Games per opening: one in each seating."""
-Moves = tuple[int, ...]
-"""Every action of one game, its opening included."""
-
-
-def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion.
-
-    Args:
-        successes: number of successes, ``0 <= successes <= trials`` (a sum of scores in
-            ``[0, 1]`` for a conservative interval of their mean).
-        trials: number of trials, > 0.
-        z: the normal quantile of the confidence level (95% by default).
-
-    Returns:
-        ``(low, high)``, both within ``[0, 1]``.
-    """
-    p = successes / trials
-    z2n = z * z / trials
-    centre = (p + z2n / 2) / (1 + z2n)
-    half = z * math.sqrt(p * (1 - p) / trials + z2n / trials / 4) / (1 + z2n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """The counts of a match of A against B.
-
-    Attributes:
-        game: canonical game name.
-        a: A's spec (or its class name when an ``Agent`` was given).
-        b: B's spec (likewise).
-        games: games played.
-        a_wins: games A won.
-        b_wins: games B won.
-        ties: drawn games.
-        seconds: wall-clock time of the match.
-        outcomes: A's result in each game, in game order: +1 won, -1 lost, 0 tie.
-        openings: where fair matches' openings came from (None: every game from the start).
-        distinct_games: games with distinct move sequences.
-    """
-
-    game: str
-    a: str
-    b: str
-    games: int
-    a_wins: int
-    b_wins: int
-    ties: int
-    seconds: float
-    outcomes: tuple[int, ...] = field(default=(), repr=False)
-    openings: fair.Openings | None = None
-    distinct_games: int = 0
-
-    @property
-    def a_win_rate(self) -> float:
-        """The fraction of games A won (ties count as not won)."""
-        return self.a_wins / self.games
-
-    @property
-    def a_win_ci95(self) -> tuple[float, float]:
-        """The 95% Wilson interval of A's win rate."""
-        return wilson_interval(self.a_wins, self.games)
-
-    @property
-    def pairs(self) -> int:
-        """Pairs of games from one opening (0 without openings)."""
-        return 0 if self.openings is None else self.games // PAIR
-
-    @property
-    def a_pair_scores(self) -> np.ndarray:
-        """A's score in each pair: 1, 0.5 or 0 (the mean of its two games, a tie half)."""
-        points = (np.array(self.outcomes[:self.pairs * PAIR]) + 1) / 2
-        return points.reshape(-1, PAIR).mean(axis=1)
-
-    @property
-    def a_pair_score(self) -> float:
-        """A's mean pair score."""
-        return float(self.a_pair_scores.mean())
-
-    @property
-    def a_pair_ci95(self) -> tuple[float, float]:
-        """The 95% interval of A's pair score (Wilson, over pairs: see the module docstring)."""
-        return wilson_interval(float(self.a_pair_scores.sum()), self.pairs)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of ``boardgym evaluate --json`` (keys as in DESIGN.md); fair
-        matches add ``openings``, ``pairs``, ``distinct_games``, ``a_pair_score`` and
-        ``a_pair_ci95``."""
-        low, high = self.a_win_ci95
-        report = {"game": self.game, "a": self.a, "b": self.b, "games": self.games,
-                  "a_wins": self.a_wins, "b_wins": self.b_wins, "ties": self.ties,
-                  "a_win_rate": self.a_win_rate, "a_win_ci95": [low, high]}
-        if self.openings is not None:
-            report.update({"openings": self.openings.json_value(), "pairs": self.pairs,
-                           "distinct_games": self.distinct_games,
-                           "a_pair_score": self.a_pair_score,
-                           "a_pair_ci95": list(self.a_pair_ci95)})
-        return {**report, "seconds": round(self.seconds, 3)}
-
-    def report(self) -> str:
-        """The classic three lines (A wins, B wins, ties) and A's 95% Wilson interval."""
-        label_a, label_b = (self.a, self.b) if self.a != self.b else (f"{self.a} (A)",
-                                                                      f"{self.b} (B)")
-        low, high = self.a_win_ci95
-        rows = [(f"{label_a} wins", self.a_wins), (f"{label_b} wins", self.b_wins),
-                ("Ties", self.ties)]
-        lines = [f"{label}: {count} ({_percent(count / self.games)})" for label, count in rows]
-        lines.append(f"{label_a} win rate {_percent(self.a_win_rate)}, 95% Wilson interval "
-                     f"[{_percent(low)}, {_percent(high)}]  ({self.games} games, "
-                     f"{self.seconds:.1f} s)")
-        if self.openings is not None:
-            low, high = self.a_pair_ci95
-            lines.append(f"{self.pairs} pairs from {self.openings.description}, "
-                         f"{self.distinct_games} distinct games; {label_a} pair score "
-                         f"{_percent(self.a_pair_score)}, 95% interval over pairs "
-                         f"[{_percent(low)}, {_percent(high)}]")
-        return "\n".join(lines)
-
-
-def _percent(fraction: float) -> str:
-    return f"{fraction * PERCENT:.1f}%"
-
-
-def _label(spec: str | Agent) -> str:
-    return spec if isinstance(spec, str) else type(spec).__name__
 
 
 def game_rng(seed: int, index: int) -> np.random.Generator:
@@ -295,31 +162,19 @@ class _Match:
         return [self.play(a, b, unit * PAIR + seat, opening) for seat in range(PAIR)]
 
     def play_units(self, players: tuple[Agent, Agent], units: range) -> list[tuple[int, Moves]]:
-        """The games of ``units`` in order (one task of ``train.backends.parallel_map``)."""
+        """The games of ``units`` in order (one task of ``train.common.backends.flat_map``)."""
         return [game for unit in units for game in self.play_unit(*players, unit)]
 
 
-def _chunks(units: int, unit: int) -> list[range]:
-    """Ranges of units of about ``CHUNK_GAMES`` games each."""
-    size = max(1, CHUNK_GAMES // unit)
-    return [range(start, min(start + size, units)) for start in range(0, units, size)]
-
-
-def _games(match: _Match, games: int, backend: Backend, advance: Callable[[int], object],
+def _games(match: _Match, games: int, backend: Backend,
+           advance: Callable[[int], object] | None,
            players: tuple[Agent, Agent] | None) -> Iterator[tuple[int, Moves]]:
     """A's result and the moves of each game in order; calls ``advance(n)`` as ``n`` more
     games finish. In this process the games are played with ``players`` (built from the
-    specs if None), unit by unit; each worker process builds its own once and plays chunks."""
-    units = games // match.unit
-    chunks = ([range(unit, unit + 1) for unit in range(units)] if backend.inline
-              else _chunks(units, match.unit))
-    for results in parallel_map(match.play_units, chunks, match.players, backend, players):
-        advance(len(results))
-        yield from results
-
-
-def _ignore(_: int) -> None:
-    """A progress callback that does nothing."""
+    specs if None), unit by unit; each worker process builds its own once and plays tasks of
+    about ``CHUNK_GAMES`` games."""
+    units = task_ranges(max(1, CHUNK_GAMES // match.unit), backend, games // match.unit)
+    return flat_map(match.play_units, units, match.players, backend, players, advance)
 
 
 def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int = 0,
@@ -343,7 +198,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         games: number of games, > 0.
         seed: match seed, >= 0.
         alternate: alternate the first player instead of drawing it.
-        workers: tasks running at once (``train.backends.Backend``: local processes, default
+        workers: tasks running at once (``train.common.backends.Backend``: local processes, default
             1; Ray tasks, default the cluster's CPUs); agents given as objects must then be
             picklable.
         config: options of the game's ``initial_state`` (four-in-a-row ``rows``,
@@ -353,7 +208,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         stochastic: checkpoint agents sample their moves instead of the masked argmax.
         players: A and B already built from ``a`` and ``b`` (used when the games are played
             in this process), so that a checkpoint is loaded once per process.
-        openings: fair games (``train.openings.openings_from``): a number of random plies
+        openings: fair games (``train.match.openings.openings_from``): a number of random plies
             (``"8"``) or the path of an opening suite; None: every game from the start.
         backend: ``"local"`` processes or ``"ray"`` (same results).
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
@@ -367,10 +222,10 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     where = Backend(backend, workers, address)
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
-    source = None if openings is None else _openings(name, openings, games, seed, config)
+    source = None if openings is None else fair_openings(name, openings, games, seed, config)
     match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source)
     bar = None if callable(progress) else progress_bar(games, enabled=bool(progress))
-    advance = progress if callable(progress) else _ignore if bar is None else bar.update
+    advance = progress if callable(progress) else None if bar is None else bar.update
     start = time.perf_counter()
     try:
         played = list(_games(match, games, where, advance, players))
@@ -378,14 +233,14 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         if bar is not None:
             bar.close()
     outcomes = tuple(result for result, _ in played)
-    return MatchResult(name, _label(a), _label(b), games, outcomes.count(A_WON),
+    return MatchResult(name, player_label(a), player_label(b), games, outcomes.count(A_WON),
                        outcomes.count(B_WON), outcomes.count(TIE),
                        time.perf_counter() - start, outcomes, source,
                        len({moves for _, moves in played}))
 
 
-def _openings(game: str, spec: str, games: int, seed: int,
-              config: dict[str, Any] | None) -> fair.Openings:
+def fair_openings(game: str, spec: str, games: int, seed: int,
+                  config: dict[str, Any] | None = None) -> fair.Openings:
     """The openings of a fair match of ``games`` games (the first one drawn at once, so that
     too many plies fail before any game).
 
@@ -432,8 +287,8 @@ def add_openings_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--openings", metavar="N|FILE",
                         help="fair games: each pair of games starts from its own opening, "
                              "the seats swapped: N random legal plies not proven decided, "
-                             "or the openings of a suite file (e.g. "
-                             "docs/openings/reversi_8ply.txt); --games must be even")
+                             "or the openings of a suite file (or a shipped one, e.g. "
+                             "shipped:reversi_8ply); --games must be even")
 
 
 def _resolve(parser: argparse.ArgumentParser,
@@ -450,7 +305,7 @@ def _resolve(parser: argparse.ArgumentParser,
                 for spec in (args.a, args.b))
         check_boards(record.name, (a, b), config)
         if args.openings is not None:
-            _openings(record.name, args.openings, args.games, args.seed, config)
+            fair_openings(record.name, args.openings, args.games, args.seed, config)
         connect(backend_from_args(args))
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))

@@ -2,16 +2,15 @@
 
 Every pair of players meets ``games`` times, the first player alternating (the lower-listed
 player moves first in even-numbered games), so both seatings are played equally. Tournament
-game ``g`` draws all its randomness from ``train.evaluate.game_rng(seed, g)``: results depend
-only on the seed, never on the number of worker processes or the backend (``train.backends``).
+game ``g`` draws all its randomness from ``train.match.evaluate.game_rng(seed, g)``: results
+depend only on the seed, never on the number of worker processes or the backend
+(``train.common.backends``).
 
-Ratings are the maximum-likelihood Bradley-Terry (Elo) fit of the whole table, a draw counting
-as half a win, with one virtual draw added to every pairing so that a player who wins every
-game still gets a finite rating. They are anchored so that the anchor player (``random`` when
-it takes part, otherwise the first player listed) is at 0. The 95% intervals are percentile
-bootstrap intervals: each pairing's games are resampled with replacement and the fit redone.
+Ratings are the Elo fit of the whole table with percentile bootstrap 95% intervals
+(``train.match.elo``), anchored so that the anchor player (``random`` when it takes part,
+otherwise the first player listed) is at 0.
 
-Fair tournaments (``--openings``, see ``train.openings``): every pairing plays the same
+Fair tournaments (``--openings``, see ``train.match.openings``): every pairing plays the same
 openings, games ``2k`` and ``2k + 1`` of a pairing both from opening ``k`` with the seats
 swapped. Each pairing then also reports its distinct games and the first-listed player's pair
 score with its 95% interval over pairs (as ``boardgym evaluate`` does).
@@ -38,115 +37,34 @@ from boardgym.train.common.backends import (
     Backend,
     add_backend_options,
     connect,
-    parallel_map,
+    flat_map,
+    task_ranges,
 )
-from boardgym.train.common.commands import CommandParser, game_names, int_at_least, progress_bar
+from boardgym.train.common.commands import (
+    CommandParser,
+    check_at_least,
+    game_names,
+    int_at_least,
+    progress_bar,
+)
 from boardgym.train.match import openings as fair
+from boardgym.train.match.elo import bootstrap_elo, pairings, tables
 from boardgym.train.match.evaluate import (
-    A_WON,
-    B_WON,
-    PAIR,
-    TIE,
-    Moves,
     add_openings_option,
     check_boards,
+    fair_openings,
     game_rng,
     play_moves,
-    wilson_interval,
 )
+from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, Moves, pair_fields
 
-ELO_SCALE = 400.0
-"""Elo points per factor of 10 in the odds of winning."""
-PRIOR_DRAWS = 1.0
-"""Virtual draws added to every pairing before fitting (keeps ratings finite)."""
 DEFAULT_ANCHOR = "random"
 BOOTSTRAP_SAMPLES = 1000
-CONFIDENCE = 0.95
-FIT_TOLERANCE = 1e-10
-"""Stop the fit when no strength changes by more than this fraction in one iteration."""
-MAX_FIT_ITERATIONS = 100_000
 GAMES_PER_TASK = 4
 """Games handed to a worker process (or a Ray task) at a time."""
 DEFAULT_GAMES = 20
 OUTCOMES = (A_WON, TIE, B_WON)
 """Column order of the per-pairing counts: first-listed player's wins, ties, losses."""
-
-
-# -- ratings ---------------------------------------------------------------------------------
-
-
-def fit_elo(points: np.ndarray, games: np.ndarray, anchor: int,
-            prior_draws: float = PRIOR_DRAWS) -> np.ndarray:
-    """Maximum-likelihood Elo ratings of a results table (batched over leading axes).
-
-    The model: player i scores against j with probability ``1 / (1 + 10 ** ((r_j - r_i) /
-    400))``. The fit is Hunter's minorisation-maximisation iteration for Bradley-Terry.
-
-    Args:
-        points: ``(..., n, n)``: points of row player against column player (win 1, draw 0.5).
-        games: ``(..., n, n)``: games between them, symmetric, zero diagonal.
-        anchor: index of the player rated 0.
-        prior_draws: virtual draws added to every pairing that played.
-
-    Returns:
-        ``(..., n)`` ratings with ``ratings[..., anchor] == 0``.
-
-    Raises:
-        ValueError: some player has no games, or (without a prior) scored no points at all.
-    """
-    played = games > 0
-    points = points + played * prior_draws / 2
-    games = games + played * prior_draws
-    wins = points.sum(axis=-1)
-    if np.any(games.sum(axis=-1) == 0) or np.any(wins <= 0):
-        raise ValueError("every player needs games and, without a prior, at least one point "
-                         "scored: add games or use prior_draws > 0")
-    strength = np.ones(wins.shape)
-    for _ in range(MAX_FIT_ITERATIONS):
-        pair_sums = strength[..., :, None] + strength[..., None, :]
-        updated = wins / (games / pair_sums).sum(axis=-1)
-        updated /= updated[..., anchor:anchor + 1]
-        converged = np.max(np.abs(updated / strength - 1)) < FIT_TOLERANCE
-        strength = updated
-        if converged:
-            break
-    return ELO_SCALE * np.log10(strength)
-
-
-def _tables(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Points and games tables ``(..., n, n)`` from per-pairing counts ``(..., pairs, 3)``."""
-    shape = counts.shape[:-2]
-    points, games = np.zeros((*shape, n, n)), np.zeros((*shape, n, n))
-    for p, (i, j) in enumerate(zip(*np.triu_indices(n, 1), strict=True)):
-        won, tied, lost = counts[..., p, 0], counts[..., p, 1], counts[..., p, 2]
-        points[..., i, j], points[..., j, i] = won + tied / 2, lost + tied / 2
-        games[..., i, j] = games[..., j, i] = won + tied + lost
-    return points, games
-
-
-def bootstrap_elo(counts: np.ndarray, n: int, anchor: int, samples: int,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Elo ratings and their percentile bootstrap 95% intervals.
-
-    Args:
-        counts: ``(pairs, 3)`` wins, ties, losses of the first-listed player of each pairing,
-            pairings in ``np.triu_indices(n, 1)`` order.
-        n: number of players.
-        anchor: index of the player rated 0.
-        samples: bootstrap resamples (each pairing's games drawn with replacement).
-        rng: the source of the resampling.
-
-    Returns:
-        ``(ratings (n,), intervals (n, 2))``.
-    """
-    ratings = fit_elo(*_tables(counts.astype(float), n), anchor)
-    totals = counts.sum(axis=1)
-    resampled = np.stack([rng.multinomial(total, row / total, size=samples)
-                          for total, row in zip(totals, counts, strict=True)], axis=1)
-    boot = fit_elo(*_tables(resampled.astype(float), n), anchor)
-    tail = (1 - CONFIDENCE) / 2 * 100
-    intervals = np.percentile(boot, [tail, 100 - tail], axis=0).T
-    return ratings, intervals
 
 
 # -- playing ---------------------------------------------------------------------------------
@@ -164,9 +82,8 @@ class _Schedule:
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
-        """The pairings ``(i, j)``, ``i < j``, in ``np.triu_indices`` order."""
-        return [(int(i), int(j)) for i, j in zip(*np.triu_indices(len(self.specs), 1),
-                                                 strict=True)]
+        """The pairings ``(i, j)``, ``i < j``, in ``train.match.elo.pairings`` order."""
+        return pairings(len(self.specs))
 
     def play(self, players: Sequence[Agent], index: int) -> tuple[int, Moves]:
         """Tournament game ``index``: the first-listed player's result (+1/0/-1) and the
@@ -182,7 +99,7 @@ class _Schedule:
         return [agents.make(self.game, spec) for spec in self.specs]
 
     def play_games(self, players: Sequence[Agent], indices: range) -> list[tuple[int, Moves]]:
-        """Games ``indices`` in order (one task of ``train.backends.parallel_map``)."""
+        """Games ``indices`` in order (one task of ``train.common.backends.flat_map``)."""
         return [self.play(players, index) for index in indices]
 
 
@@ -192,15 +109,9 @@ def play_round_robin(schedule: _Schedule, backend: Backend, advance: Callable[[i
     games finish. In this process the games are played one by one with ``players`` (built
     from the specs); each worker process builds its own once and plays ``GAMES_PER_TASK`` at
     a time (whole pairs of games: it is even)."""
-    total = len(schedule.pairs) * schedule.games
-    size = 1 if backend.inline else GAMES_PER_TASK
-    tasks = [range(start, min(start + size, total)) for start in range(0, total, size)]
-    results: list[tuple[int, Moves]] = []
-    for chunk in parallel_map(schedule.play_games, tasks, schedule.players, backend,
-                              list(players)):
-        results.extend(chunk)
-        advance(len(chunk))
-    return results
+    tasks = task_ranges(GAMES_PER_TASK, backend, len(schedule.pairs) * schedule.games)
+    return list(flat_map(schedule.play_games, tasks, schedule.players, backend, list(players),
+                         advance))
 
 
 @dataclass(frozen=True)
@@ -212,8 +123,8 @@ class Tournament:
         players: the specs, in the order given.
         games: games per pairing.
         seed: the tournament seed.
-        counts: ``(pairs, 3)``: per pairing ``(i, j)``, ``i < j`` in ``np.triu_indices``
-            order, player i's wins, ties and losses.
+        counts: ``(pairs, 3)``: per pairing ``(i, j)``, ``i < j`` in
+            ``train.match.elo.pairings`` order, player i's wins, ties and losses.
         anchor: index of the player rated 0.
         ratings: Elo per player.
         intervals: ``(players, 2)`` bootstrap 95% intervals.
@@ -236,21 +147,15 @@ class Tournament:
     outcomes: np.ndarray | None = None
     distinct: tuple[int, ...] = ()
 
-    def pair_scores(self, pairing: int) -> np.ndarray:
-        """The first-listed player's score in each pair of games of ``pairing`` (1, 0.5, 0)."""
-        assert self.outcomes is not None, "no games recorded"
-        return ((self.outcomes[pairing] + 1) / 2).reshape(-1, PAIR).mean(axis=1)
-
     def fair_fields(self, pairing: int) -> dict[str, Any]:
-        """A fair pairing's extra JSON fields: pairs, distinct games, pair score and interval."""
-        scores = self.pair_scores(pairing)
-        low, high = wilson_interval(float(scores.sum()), len(scores))
-        return {"pairs": len(scores), "distinct_games": self.distinct[pairing],
-                "a_pair_score": float(scores.mean()), "a_pair_ci95": [low, high]}
+        """A fair pairing's extra JSON fields: pairs, distinct games, pair score and interval
+        (``train.match.results.pair_fields``)."""
+        assert self.outcomes is not None, "no games recorded"
+        return pair_fields(self.outcomes[pairing], self.distinct[pairing])
 
     def score_table(self) -> np.ndarray:
         """``(n, n)``: row player's score fraction against the column player (NaN diagonal)."""
-        points, games = _tables(self.counts.astype(float), len(self.players))
+        points, games = tables(self.counts.astype(float), len(self.players))
         with np.errstate(invalid="ignore"):
             return points / games
 
@@ -264,8 +169,7 @@ class Tournament:
                   "a_wins": int(w), "b_wins": int(lost), "ties": int(t),
                   **({} if self.openings is None else self.fair_fields(p))}
                  for p, ((i, j), (w, t, lost)) in enumerate(zip(
-                     _Schedule(self.game, self.players, self.games, self.seed).pairs,
-                     self.counts, strict=True))]
+                     pairings(len(self.players)), self.counts, strict=True))]
         ratings = [{"player": self.players[p], "elo": round(float(self.ratings[p]), 1),
                     "ci95": [round(float(x), 1) for x in self.intervals[p]]}
                    for p in self.ranking()]
@@ -289,12 +193,12 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
         specs: two or more distinct agent specs (built-in names or checkpoint paths).
         games: games per pairing, >= 1; the first player alternates.
         seed: tournament seed, >= 0.
-        workers: tasks running at once (``train.backends.Backend``: local processes, default
+        workers: tasks running at once (``train.common.backends.Backend``: local processes, default
             1; Ray tasks, default the cluster's CPUs); same results for any number.
         anchor: the spec rated 0 (default ``random`` if present, else the first spec).
         bootstrap: bootstrap resamples for the intervals, >= 1.
         advance: called with the number of games just finished (a progress bar's update).
-        openings: fair games (``train.openings.openings_from``): a number of random plies
+        openings: fair games (``train.match.openings.openings_from``): a number of random plies
             (``"8"``) or the path of an opening suite; ``games`` must then be even.
         backend: ``"local"`` processes or ``"ray"`` (same results).
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
@@ -308,7 +212,7 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     specs = tuple(specs)
     where = Backend(backend, workers, address)
     anchor_index, players = _check(name, specs, games, seed, anchor, bootstrap)
-    source = None if openings is None else _openings(name, openings, games, seed)
+    source = None if openings is None else fair_openings(name, openings, games, seed)
     connect(where)
     schedule = _Schedule(name, specs, games, seed, source)
     start = time.perf_counter()
@@ -323,30 +227,13 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
                       time.perf_counter() - start, source, results, distinct)
 
 
-def _openings(game: str, spec: str, games: int, seed: int) -> fair.Openings:
-    """The openings of a fair tournament (the first drawn at once, to fail early).
-
-    Raises:
-        ValueError: an odd ``games``, or openings that ``openings_from`` refuses.
-    """
-    if games % PAIR:
-        raise ValueError(f"with --openings every opening is played twice: --games must be "
-                         f"even, got {games}")
-    source = fair.openings_from(spec, game, seed)
-    source.opening(0)
-    return source
-
-
 def _check(game: str, specs: tuple[str, ...], games: int, seed: int, anchor: str | None,
            bootstrap: int) -> tuple[int, list[Agent]]:
     """Validate the arguments of ``run_tournament``; returns the anchor's index and the
     players (each built once, here)."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a tournament needs two or more distinct players, got {list(specs)}")
-    for label, value, minimum in (("games", games, 1), ("seed", seed, 0),
-                                  ("bootstrap", bootstrap, 1)):
-        if value < minimum:
-            raise ValueError(f"{label} must be >= {minimum}, got {value}")
+    check_at_least(games=(games, 1), seed=(seed, 0), bootstrap=(bootstrap, 1))
     players = [agents.make(game, spec) for spec in specs]
     check_boards(game, players, None)
     if anchor is None:
@@ -361,8 +248,7 @@ def _check(game: str, specs: tuple[str, ...], games: int, seed: int, anchor: str
 
 def _cell(counts: np.ndarray, i: int, j: int, n: int) -> str:
     """``wins-ties-losses`` of player i against player j."""
-    pair = {(int(a), int(b)): p for p, (a, b) in enumerate(zip(*np.triu_indices(n, 1),
-                                                                strict=True))}
+    pair = {players: p for p, players in enumerate(pairings(n))}
     if (i, j) in pair:
         w, t, lost = counts[pair[i, j]]
     else:
@@ -395,7 +281,7 @@ def fair_markdown(tournament: Tournament) -> str:
     lines = ["", "Pairs of games (first-listed player's pair score, 95% interval over pairs):",
              "", "| a | b | pairs | a's pair score | 95% interval | distinct games |",
              "|---|---|---:|---:|---|---:|"]
-    for p, (i, j) in enumerate(_Schedule(t.game, t.players, t.games, t.seed).pairs):
+    for p, (i, j) in enumerate(pairings(len(t.players))):
         fields = t.fair_fields(p)
         low, high = fields["a_pair_ci95"]
         lines.append(f"| `{t.players[i]}` | `{t.players[j]}` | {fields['pairs']} | "

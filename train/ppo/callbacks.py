@@ -41,7 +41,8 @@ from boardgym.agents.policy import (
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.train.match import openings as fair
-from boardgym.train.match.evaluate import A_WON, B_WON, PAIR, TIE, MatchResult, play_match
+from boardgym.train.match.evaluate import play_match
+from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, MatchResult
 from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.runs import (
     CHECKPOINTS,
@@ -53,7 +54,8 @@ from boardgym.train.ppo.runs import (
     selection_key,
     write_json,
 )
-from boardgym.train.quality.agreement import Position, Quality, judge, selection_positions
+from boardgym.train.quality.agreement import Position, judge, selection_positions
+from boardgym.train.quality.report import Quality
 from boardgym.train.tools.plot import EVAL_FILE
 
 Hook = Callable[["RunCallback"], None]

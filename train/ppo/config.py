@@ -24,14 +24,13 @@ from boardgym.agents.az.network import check_precision
 from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
 from boardgym.envs.games import canonical_name
 from boardgym.envs.games import game as game_record
+from boardgym.train.match.results import PAIR
 
 HYPERPARAMS_DIR = Path(__file__).resolve().parents[1] / "hyperparams"
 LR_SCHEDULES = ("constant", "linear")
 VECTORIZATIONS = ("auto", "vector", "dummy")
 OPENING_BOUNDS = 2
 """``opening_plies`` is ``[low, high]``."""
-FAIR_PAIR = 2
-"""Games per fair opening (``eval_openings``): one in each seating."""
 SEED_LIMIT = 2 ** 32
 """Seeds are below this (numpy's global generator takes 32-bit seeds)."""
 PRETRAINED = "pretrained"
@@ -401,7 +400,7 @@ class TrainConfig:
         of that many plies (drawn as the evaluations draw it, so too many plies fail now)."""
         if not self.eval_openings:
             return
-        odd = [name for name in ("eval_games", "league_games") if getattr(self, name) % FAIR_PAIR]
+        odd = [name for name in ("eval_games", "league_games") if getattr(self, name) % PAIR]
         if odd:
             raise ValueError(f"with eval_openings every opening is played twice (seats "
                              f"swapped): {' and '.join(odd)} must be even; fix it with --set "

@@ -14,7 +14,7 @@ compared with the exact values of all the legal moves there:
 
 Both shares come with 95% Wilson intervals. Position ``i`` draws the player's tie-breaks
 from ``np.random.default_rng([seed, i])``, so the moves, and every count, do not depend on
-``--workers`` or ``--backend`` (``train.backends``; only the times do).
+``--workers`` or ``--backend`` (``train.common.backends``; only the times do).
 
 Held-apart parts. Every labelled set splits, by a stable hash of each position's text
 (``zlib.crc32``, the same on every machine and Python), into a *selection* part (about
@@ -46,7 +46,8 @@ from boardgym.train.common.backends import (
     add_backend_options,
     backend_from_args,
     connect,
-    parallel_map,
+    flat_map,
+    task_ranges,
 )
 from boardgym.train.common.commands import (
     CommandParser,
@@ -55,19 +56,17 @@ from boardgym.train.common.commands import (
     int_at_least,
     progress_bar,
 )
-from boardgym.train.match.evaluate import check_boards, wilson_interval
+from boardgym.train.match.evaluate import check_boards
+from boardgym.train.match.results import player_label
+from boardgym.train.quality.report import Quality, table, write_png
 
 T = TypeVar("T")
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 """Where the shipped labelled sets live (a source checkout)."""
 PERCENT = 100
-MS_PER_SECOND = 1000
 CHUNK_POSITIONS = 50
 """Positions per task handed to a worker process (or a Ray task)."""
-PNG_DPI = 120
-LEGEND_ROOM = 1.2
-"""The chart's height over 100%: room for the legend above the bars."""
 ALL, REPORT, SELECTION = "all", "report", "selection"
 PARTS = (ALL, REPORT, SELECTION)
 """The parts of a labelled set ``--part`` may name."""
@@ -241,73 +240,6 @@ def check_board(record: Game, text: str, options: dict[str, Any] | None, message
         raise ValueError(message)
 
 
-@dataclass(frozen=True)
-class Quality:
-    """One player's agreement with perfect play.
-
-    Attributes:
-        player: the player's spec.
-        positions: positions asked.
-        decisive: positions whose moves differ in outcome class.
-        kept: decisive positions where the player kept the best outcome class.
-        contested: positions whose moves differ in value.
-        best: contested positions where the player played a move of the highest value.
-        seconds: total time of the player's ``act`` calls.
-    """
-
-    player: str
-    positions: int
-    decisive: int
-    kept: int
-    contested: int
-    best: int
-    seconds: float
-
-    @property
-    def ms_per_move(self) -> float:
-        """Mean milliseconds of one ``act`` call."""
-        return self.seconds * MS_PER_SECOND / self.positions
-
-    def kept_ci95(self) -> tuple[float, float]:
-        """95% Wilson interval of the outcome-kept share ((0, 1) with no decisive position)."""
-        return wilson_interval(self.kept, self.decisive) if self.decisive else (0.0, 1.0)
-
-    def best_ci95(self) -> tuple[float, float]:
-        """95% Wilson interval of the best-move share ((0, 1) with no contested position)."""
-        return wilson_interval(self.best, self.contested) if self.contested else (0.0, 1.0)
-
-    @property
-    def kept_rate(self) -> float | None:
-        """The outcome-kept share (None without decisive positions)."""
-        return _rate(self.kept, self.decisive)
-
-    @property
-    def best_rate(self) -> float | None:
-        """The best-move share (None without contested positions)."""
-        return _rate(self.best, self.contested)
-
-    @property
-    def score(self) -> float:
-        """One number for model selection: the mean of the outcome-kept and best-move shares
-        (those with positions to count; 0 when neither has)."""
-        rates = [rate for rate in (self.kept_rate, self.best_rate) if rate is not None]
-        return float(np.mean(rates)) if rates else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object of one player in ``boardgym quality --json``."""
-        return {"player": self.player, "positions": self.positions,
-                "decisive": self.decisive, "kept": self.kept,
-                "kept_rate": _rate(self.kept, self.decisive), "kept_ci95": list(self.kept_ci95()),
-                "contested": self.contested, "best": self.best,
-                "best_rate": _rate(self.best, self.contested),
-                "best_ci95": list(self.best_ci95()),
-                "ms_per_move": round(self.ms_per_move, 3)}
-
-
-def _rate(successes: int, trials: int) -> float | None:
-    return successes / trials if trials else None
-
-
 def tally(player: str, positions: Sequence[Position], actions: Sequence[int],
           seconds: float) -> Quality:
     """The ``Quality`` of ``player`` from its move in each position."""
@@ -344,29 +276,23 @@ class _Task:
 
     def ask_all(self, player: Agent, chunk: list[tuple[int, Position]]
                 ) -> list[tuple[int, float]]:
-        """The moves and times of numbered positions (one task of ``train.backends``)."""
+        """The moves and times of numbered positions (one task of
+        ``train.common.backends.flat_map``)."""
         return [self.ask(player, position, index) for index, position in chunk]
 
 
 def _answers(task: _Task, positions: Sequence[Position], backend: Backend,
              player: Agent | None,
-             advance: Callable[[int], object]) -> Iterator[tuple[int, float]]:
+             advance: Callable[[int], object] | None) -> Iterator[tuple[int, float]]:
     """The player's move and time in each position, in order: one by one in this process
     (with ``player`` if built), else ``CHUNK_POSITIONS`` at a time."""
-    numbered = list(enumerate(positions))
-    size = 1 if backend.inline else CHUNK_POSITIONS
-    chunks = [numbered[start:start + size] for start in range(0, len(numbered), size)]
-    for answers in parallel_map(task.ask_all, chunks, task.make, backend, player):
-        advance(len(answers))
-        yield from answers
-
-
-def _ignore(_: int) -> None:
-    """A progress callback that does nothing."""
+    chunks = ([(index, positions[index]) for index in indices]
+              for indices in task_ranges(CHUNK_POSITIONS, backend, len(positions)))
+    return flat_map(task.ask_all, chunks, task.make, backend, player, advance)
 
 
 def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: int = 0,
-          workers: int | None = None, advance: Callable[[int], object] = _ignore,
+          workers: int | None = None, advance: Callable[[int], object] | None = None,
           built: Agent | None = None, backend: str = "local",
           address: str | None = None) -> Quality:
     """A player's agreement with the exact values of ``positions``.
@@ -376,9 +302,9 @@ def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: i
         player: a player spec (``agents.make``) or an ``Agent`` (picklable if ``workers > 1``).
         positions: the labelled positions (``load_positions``).
         seed: position ``i`` draws the player's randomness from ``default_rng([seed, i])``.
-        workers: tasks running at once (``train.backends.Backend``: local processes, default
+        workers: tasks running at once (``train.common.backends.Backend``: local processes, default
             1; Ray tasks, default the cluster's CPUs); same moves for any number.
-        advance: called with the number of positions just judged.
+        advance: called with the number of positions just judged (None: not called).
         built: the player already built from ``player`` (used in this process).
         backend: ``"local"`` processes or ``"ray"`` (same moves).
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
@@ -392,60 +318,8 @@ def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: i
     connect(where)
     task = _Task(game_record(game).name, player, seed)
     answers = list(_answers(task, positions, where, built, advance))
-    label = player if isinstance(player, str) else type(player).__name__
-    return tally(label, positions, [action for action, _ in answers],
+    return tally(player_label(player), positions, [action for action, _ in answers],
                  sum(seconds for _, seconds in answers))
-
-
-# -- reports ---------------------------------------------------------------------------------
-
-
-def _share(successes: int, trials: int, interval: tuple[float, float]) -> str:
-    if not trials:
-        return "-"
-    low, high = interval
-    return (f"{successes / trials * PERCENT:5.1f}% [{low * PERCENT:5.1f}, {high * PERCENT:5.1f}]"
-            f" of {trials}")
-
-
-def table(results: Sequence[Quality]) -> str:
-    """The quality table: one row per player."""
-    width = max(len("player"), *(len(result.player) for result in results))
-    header = (f"{'player':<{width}}  {'outcome kept (95% CI)':<30}  {'best move (95% CI)':<30}"
-              "  ms/move")
-    rows = [f"{result.player:<{width}}  "
-            f"{_share(result.kept, result.decisive, result.kept_ci95()):<30}  "
-            f"{_share(result.best, result.contested, result.best_ci95()):<30}  "
-            f"{result.ms_per_move:7.2f}" for result in results]
-    return "\n".join([header, *rows])
-
-
-def write_png(path: str | Path, game: Game, results: Sequence[Quality]) -> None:
-    """A bar chart of both shares per player, with their 95% intervals as error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    width = 0.4
-    x = np.arange(len(results))
-    figure, axes = plt.subplots(figsize=(max(4.0, 1.2 * len(results) + 2), 4))
-    for offset, label, rate, interval in (
-            (-width / 2, "outcome kept", lambda r: _rate(r.kept, r.decisive), Quality.kept_ci95),
-            (width / 2, "best move", lambda r: _rate(r.best, r.contested), Quality.best_ci95)):
-        heights = np.array([(rate(result) or 0.0) * PERCENT for result in results])
-        bounds = np.array([interval(result) for result in results]) * PERCENT
-        errors = np.clip(np.stack([heights - bounds[:, 0], bounds[:, 1] - heights]), 0, None)
-        axes.bar(x + offset, heights, width, yerr=errors, capsize=3, label=label)
-    axes.set_xticks(x, [result.player for result in results], rotation=20, ha="right")
-    axes.set_ylim(0, PERCENT * LEGEND_ROOM)
-    axes.set_yticks(np.arange(0, PERCENT + 1, PERCENT // 5))
-    axes.set_ylabel("% of positions (95% interval)")
-    axes.set_title(f"{game.title}: agreement with perfect play")
-    axes.legend(loc="upper center", ncols=2)
-    figure.tight_layout()
-    figure.savefig(path, dpi=PNG_DPI)
-    plt.close(figure)
 
 
 # -- command line ----------------------------------------------------------------------------
@@ -506,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     record, path, positions, built = _resolve(parser, args)
     bar = progress_bar(len(positions) * len(built), "position")
-    advance = _ignore if bar is None else bar.update
+    advance = None if bar is None else bar.update
     try:
         results = [judge(record.name, spec, positions, args.seed, args.workers, advance, player,
                          args.backend, args.address)

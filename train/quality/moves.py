@@ -30,7 +30,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.train.common.backends import Backend, connect, first_distinct, map_index_ranges
+from boardgym.train.common.backends import Backend, connect, first_distinct, flat_map, task_ranges
 from boardgym.train.common.commands import check_at_least
 from boardgym.train.quality.agreement import read_items
 
@@ -131,7 +131,7 @@ class _Games:
         return [MoveLabel(text, move, results[side]) for text, move, side in chosen]
 
     def play_all(self, player: Any, indices: range) -> list[list[MoveLabel]]:
-        """Games ``indices`` in order (one task of ``train.backends``)."""
+        """Games ``indices`` in order (one task of ``train.common.backends.flat_map``)."""
         return [self.play(player, index) for index in indices]
 
 
@@ -165,7 +165,7 @@ def move_lines(game: str, player: str, count: int, seed: int = 0, backend: Backe
     where = backend or Backend()
     connect(where)
     played = _Games(record.name, seed, player)
-    games = map_index_ranges(played.play_all, played.setup, where, GAMES_PER_TASK)
+    games = flat_map(played.play_all, task_ranges(GAMES_PER_TASK, where), played.setup, where)
     with closing(games):
         labels = first_distinct(itertools.chain.from_iterable(games), count,
                                 lambda label: label.text, advance)

@@ -21,10 +21,10 @@ generator). A sample that ends the game early, repeats an earlier position, or t
 solver cannot label within ``--max-nodes`` positions (four-in-a-row) is skipped. The
 transposition table is emptied before each four-in-a-row position, so whether a position
 fits the budget depends on the position alone: a set's first ``n`` lines are the set made
-with ``--count n``, and ``--workers`` and ``--backend`` (``train.backends``) change nothing.
+with ``--count n``, and ``--workers`` and ``--backend`` (``train.common.backends``) change nothing.
 
 With ``--player SPEC`` the command writes a move set instead, in any game: positions of
-SPEC's own games, each with the move SPEC chooses there (``train.moves``).
+SPEC's own games, each with the move SPEC chooses there (``train.quality.moves``).
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ from boardgym.train.common.backends import (
     backend_from_args,
     connect,
     first_distinct,
-    map_index_ranges,
+    flat_map,
+    task_ranges,
 )
 from boardgym.train.common.commands import (
     CommandParser,
@@ -235,7 +236,7 @@ class _Sampler:
         return agents.make(record, labeller(record).engine)
 
     def label_all(self, engine: Any, indices: range) -> list[tuple[str, Values] | None]:
-        """Samples ``indices`` labelled in order (one task of ``train.backends``)."""
+        """Samples ``indices`` labelled in order (one task of ``backends.flat_map``)."""
         return [self.label(index, engine) for index in indices]
 
 
@@ -260,7 +261,7 @@ def sampled_lines(game: str, count: int, seed: int, max_nodes: int = DEFAULT_MAX
     record = game_record(game)
     sampler = _Sampler(record.name, seed, max_nodes, window or labeller(record).stones)
     size = max(1, min(SAMPLES_PER_TASK, count // (where.workers or 1)))
-    labels = map_index_ranges(sampler.label_all, sampler.engine, where, size)
+    labels = flat_map(sampler.label_all, task_ranges(size, where), sampler.engine, where)
     with closing(labels):
         return [text for text, _ in first_distinct(labels, count, lambda item: item[0],
                                                    advance)]
@@ -278,7 +279,7 @@ def position_lines(game: str, count: int | None = None, seed: int = 0,
             (tic-tac-toe), which takes its first ``count`` positions otherwise.
         seed: the seed of a sampled set (>= 0; an enumerated set has none).
         max_nodes: the solver's budget per position (four-in-a-row).
-        backend: where a sampled set is labelled (``train.backends.Backend``; default: in
+        backend: where a sampled set is labelled (``train.common.backends.Backend``; default: in
             this process); same lines on any.
         advance: called with the number of lines just added.
         window: the fewest and most stones on the board of a sampled set's positions
@@ -349,7 +350,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--player", metavar="SPEC",
                         help="write a move set instead: positions of SPEC's own games (random "
                              "openings, some random moves), each with the move SPEC chooses "
-                             "there and the game's result (any game; train.moves)")
+                             "there and the game's result (any game; train.quality.moves)")
     parser.add_argument("--stones", type=int, nargs=2, metavar=("FEWEST", "MOST"),
                         help="the window of stones on the board of sampled positions (default: "
                              "the game's, e.g. Reversi's endgames of 14-20 empty squares, "
