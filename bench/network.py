@@ -25,7 +25,8 @@ import torch
 from boardgym.agents.az.checkpoint import load_network
 from boardgym.agents.az.network import PRECISIONS, AzNet, computing_in
 from boardgym.bench.throughput import machine
-from boardgym.train.az.trainer import Samples, losses
+from boardgym.train.az.learn import losses
+from boardgym.train.az.selfplay import Samples
 from boardgym.train.common.commands import CommandParser, int_at_least
 
 DEFAULT_CHECKPOINT = Path("checkpoints/reversi_az.zip")

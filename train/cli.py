@@ -23,7 +23,7 @@ COMMANDS = {
     "train": ("boardgym.train.ppo.trainer", "train a MaskablePPO agent"),
     "selfplay": ("boardgym.train.ppo.selfplay", "train against a league of past snapshots"),
     "tune": ("boardgym.train.ppo.tune", "hyperparameter sweep with Ray Tune"),
-    "az": ("boardgym.train.az.trainer",
+    "az": ("boardgym.train.az.command",
            "train an AlphaZero-style agent by search-guided self-play"),
     "export": ("boardgym.train.tools.export", "export a checkpoint's network to ONNX"),
     "plot": ("boardgym.train.tools.plot", "learning curves of a run"),

@@ -29,8 +29,8 @@ from stable_baselines3.common.save_util import load_from_zip_file
 import boardgym  # noqa: F401  (registers the envs)
 from boardgym import agents
 from boardgym.agents.policy import METADATA_TYPES, CheckpointError
+from boardgym.train.common.runs import save_config
 from boardgym.train.ppo.config import load_config
-from boardgym.train.ppo.runs import save_config
 from tests.paths import ROOT
 
 SHIPPED = ROOT / "checkpoints" / "tictactoe.zip"

@@ -40,23 +40,21 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
+from boardgym.train.common.runs import CHECKPOINTS, EVAL_FILE, write_json
 from boardgym.train.match import openings as fair
 from boardgym.train.match.evaluate import play_match
 from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, MatchResult
 from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.runs import (
-    CHECKPOINTS,
     QUALITY,
     WIN_RATE,
     Run,
     Selection,
     save_checkpoint,
     selection_key,
-    write_json,
 )
 from boardgym.train.quality.agreement import Position, judge, selection_positions
 from boardgym.train.quality.report import Quality
-from boardgym.train.tools.plot import EVAL_FILE
 
 Hook = Callable[["RunCallback"], None]
 """Called with the callback after each rollout's update (self-play's league)."""
@@ -218,7 +216,7 @@ class RunCallback(BaseCallback):
         """The selection positions judged at each evaluation (none: quality is off)."""
         metric, bar = QUALITY if count else WIN_RATE, bool(run.config.eval_bar)
         # a resume that turned eval_quality on or off starts a new selection (eval_bar and
-        # bar_games cannot change on resume: runs.RESUMABLE_KEYS)
+        # bar_games cannot change on resume: TrainConfig.RESUMABLE_KEYS)
         if (run.selection.metric, run.selection.bar) != (metric, bar):
             run.selection = Selection(metric, bar=bar)
         self.stopped = False

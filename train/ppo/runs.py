@@ -1,87 +1,60 @@
-"""Run folders: where a training run keeps its config, command, checkpoints and history.
+"""PPO's run folders: checkpoints, RNG streams, model selection and resuming.
 
-A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds ``config.yaml`` (the resolved
-hyperparameters), ``command.txt`` (the exact commands, resumes included),
-``checkpoints/last.zip`` (with everything ``--resume`` needs), ``checkpoints/step_N.zip``,
-``checkpoints/best.zip`` (with ``best.json``: which evaluation it is, by what measure),
-``checkpoints/start.zip`` (after a pretraining, or with ``teacher: pretrained``: the policy
-as PPO started),
-``eval.json`` and ``tb/`` (TensorBoard). Every file is written
-atomically (a temporary file in the same folder, then a rename), so a process killed at any
-moment leaves the old file or the new one, never half of one.
+A PPO run folder (``train.common.runs``: ``config.yaml``, ``command.txt``, ``eval.json``,
+``checkpoints/last.zip`` with everything ``--resume`` needs) also holds
+``checkpoints/step_N.zip``, ``checkpoints/best.zip`` (with ``best.json``: which evaluation
+it is, by what measure), ``checkpoints/start.zip`` (after a pretraining, or with ``teacher:
+pretrained``: the policy as PPO started) and ``tb/`` (TensorBoard). Every file is written
+atomically.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import os
 import random
-import shlex
-import shutil
-import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 import numpy as np
 import torch
-import yaml
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from boardgym.agents.policy import (
     OPTIMIZER_ENTRY,
     TRAIN_STATE_ENTRY,
-    CheckpointError,
     load_network,
     model_counters,
     read_entry,
     read_tensors,
     write_checkpoint,
 )
-from boardgym.envs.games import canonical_name
-from boardgym.train.ppo.config import TrainConfig, load_config, read_yaml
+from boardgym.train.common.runs import (
+    CHECKPOINTS,
+    CONFIG_FILE,
+    LAST,
+    TENSORBOARD_DIR,
+    check_train_state,
+    last_checkpoint,
+    new_run_folder,
+    resumed_config,
+    save_config,
+    set_torch_rng,
+    torch_rng_text,
+)
+from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.environments import OpponentPool
 from boardgym.train.tools.plot import BEST_FILE
 
 ALGO = "maskableppo"
-RUNS_DIR = Path("runs")
-CHECKPOINTS = "checkpoints"
-LAST, BEST, START = "last.zip", "best.zip", "start.zip"
-CONFIG_FILE, COMMAND_FILE = "config.yaml", "command.txt"
-TENSORBOARD_DIR = "tb"
+BEST, START = "best.zip", "start.zip"
 TRAIN_STATE_KEYS = ("algo", "pool", "history", "elapsed", "best_score", "rng", "counters")
 """The keys every checkpoint's training state has (``Run.train_state``; ``"selection"``
 too since model selection on quality)."""
-RESUMABLE_KEYS = frozenset({"total_timesteps", "eval_every", "eval_games", "eval_opponents",
-                            "checkpoint_every", "torch_threads", "snapshot_every",
-                            "snapshot_margin", "league_games", "max_snapshots",
-                            "snapshot_weight", "eval_quality", "patience",
-                            "eval_openings", "precision"})
-"""Config keys that ``--resume`` may change; the others are fixed by the saved model."""
 
 
-# -- atomic writes ---------------------------------------------------------------------------
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder, then rename)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON to ``path`` atomically."""
-    write_atomic(path, json.dumps(data, indent=1))
-
-
-def save_config(config: TrainConfig, path: Path) -> None:
-    """Write ``config`` as YAML to ``path`` atomically."""
-    write_atomic(path, yaml.safe_dump(config.to_dict(), sort_keys=False))
-
+# -- checkpoints and RNG streams -------------------------------------------------------------
 
 def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dict[str, Any],
                     train_state: dict[str, Any] | None = None) -> None:
@@ -90,8 +63,6 @@ def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dic
     entries = None if train_state is None else {TRAIN_STATE_ENTRY: train_state}
     write_checkpoint(path, model.policy, game, env_kwargs, model.num_timesteps, entries)
 
-
-# -- RNG streams -----------------------------------------------------------------------------
 
 def seed_everything(seed: int) -> None:
     """Seed python's ``random``, numpy's global generator and torch."""
@@ -113,7 +84,7 @@ def rng_state(vec_env: VecEnv) -> dict[str, Any]:
     return {
         "python": [version, list(internal), gauss],
         "numpy": [name, np.asarray(keys).tolist(), pos, has_gauss, cached],
-        "torch": base64.b64encode(torch.get_rng_state().numpy().tobytes()).decode(),
+        "torch": torch_rng_text(),
         "envs": envs_state,
     }
 
@@ -126,8 +97,7 @@ def set_rng_state(vec_env: VecEnv, state: dict[str, Any], seed: int, step: int) 
     random.setstate((version, tuple(internal), gauss))
     name, keys, pos, has_gauss, cached = state["numpy"]
     np.random.set_state((name, np.array(keys, dtype=np.uint32), pos, has_gauss, cached))
-    raw = np.frombuffer(base64.b64decode(state["torch"]), dtype=np.uint8).copy()
-    torch.set_rng_state(torch.from_numpy(raw))
+    set_torch_rng(state["torch"])
     if state["envs"] is None:
         vec_env.seed(int(np.random.SeedSequence([seed, step]).generate_state(1)[0]))
         return
@@ -276,68 +246,13 @@ class Run:
                 "counters": model_counters(model)}
 
 
-def run_folder_name(game: str, algo: str, seed: int) -> str:
-    """``{game}__{algo}__{seed}__{time}``."""
-    return f"{game}__{algo}__{seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-
-
-def record_command(directory: Path, argv: Sequence[str], script: str) -> None:
-    """Append the exact command line to the run's ``command.txt``."""
-    path = directory / COMMAND_FILE
-    before = path.read_text() if path.is_file() else ""
-    write_atomic(path, before + shlex.join(["boardgym", script, *argv]) + "\n")
-
-
 def new_run(config: TrainConfig, runs_dir: Path, pool: OpponentPool, algo: str = ALGO) -> Run:
-    """Create the folder of a new run and write its config.
+    """Create the folder of a new run and write its config (``common.runs.new_run_folder``).
 
     Raises:
         ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
     """
-    directory = make_run_folder(runs_dir, config.game, algo, config.seed)
-    save_config(config, directory / CONFIG_FILE)
-    return Run(config, directory, pool, algo=algo)
-
-
-def make_run_folder(runs_dir: Path, game: str, algo: str, seed: int) -> Path:
-    """A new run folder under ``runs_dir`` (``run_folder_name``) with its ``checkpoints/``.
-
-    Raises:
-        ValueError: ``runs_dir`` cannot hold a new folder (the message names the path).
-    """
-    directory = runs_dir / run_folder_name(game, algo, seed)
-    try:
-        (directory / CHECKPOINTS).mkdir(parents=True, exist_ok=False)
-    except OSError as error:
-        raise ValueError(f"cannot create the run folder {directory} ({error.strerror}); "
-                         "choose another --runs-dir") from error
-    return directory
-
-
-class RunFolder(Protocol):
-    """What ``removed_on_error`` needs of a run (a PPO ``Run``, an az run)."""
-
-    directory: Path
-
-    @property
-    def last(self) -> Path:
-        """The run's newest checkpoint file."""
-        ...
-
-
-R = TypeVar("R", bound=RunFolder)
-
-
-@contextmanager
-def removed_on_error(run: R, fresh: bool) -> Iterator[R]:
-    """Delete the folder of a ``fresh`` run if the body fails before its first checkpoint
-    (a command that fails leaves no run folder behind)."""
-    try:
-        yield run
-    except BaseException:
-        if fresh and not run.last.is_file():
-            shutil.rmtree(run.directory, ignore_errors=True)
-        raise
+    return Run(config, new_run_folder(config, runs_dir, algo), pool, algo=algo)
 
 
 def open_run(directory: Path, overrides: dict[str, Any],
@@ -345,7 +260,7 @@ def open_run(directory: Path, overrides: dict[str, Any],
     """The run saved in ``directory`` and the train state of its last checkpoint.
 
     Everything is checked before anything is written: on any error ``config.yaml`` is left
-    as it was. Only ``RESUMABLE_KEYS`` may differ from the saved config.
+    as it was. Only ``TrainConfig.RESUMABLE_KEYS`` may differ from the saved config.
 
     Args:
         directory: the run folder.
@@ -356,17 +271,8 @@ def open_run(directory: Path, overrides: dict[str, Any],
         ValueError: not a run folder, no checkpoint yet, another game, or an override that
             cannot change on resume (the message says what to do).
     """
-    if not (directory / CONFIG_FILE).is_file():
-        raise ValueError(f"{directory} is not a run folder (no {CONFIG_FILE}); pass a folder "
-                         f"made by `boardgym train`, e.g. {RUNS_DIR}/reversi__{ALGO}__0__...")
-    saved = load_config(str(read_yaml(directory / CONFIG_FILE).get("game")),
-                        directory / CONFIG_FILE)
-    config = load_config(saved.game, directory / CONFIG_FILE, overrides)
-    check_resume_changes(saved, config, game)
-    last = directory / CHECKPOINTS / LAST
-    if not last.is_file():
-        raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
-    state = read_resume_state(last, config.game)
+    config = resumed_config(TrainConfig, directory, overrides, game, "train", ALGO)
+    state = read_resume_state(last_checkpoint(directory), config.game)
     pool = OpponentPool.from_dict(config.game, state["pool"])
     save_config(config, directory / CONFIG_FILE)
     run = Run(config, directory, pool, state["history"], state["elapsed"],
@@ -384,34 +290,4 @@ def read_resume_state(last: Path, game: str) -> dict[str, Any]:
     """
     load_network(last, game)
     read_tensors(last, OPTIMIZER_ENTRY)
-    state = read_entry(last, TRAIN_STATE_ENTRY)
-    if state is None:
-        raise CheckpointError(f"{last} has no training state; it cannot be resumed")
-    missing = [key for key in TRAIN_STATE_KEYS if key not in state]
-    if missing:
-        raise CheckpointError(f"{last}: its training state lacks {', '.join(missing)}; it "
-                              "cannot be resumed (start a new run)")
-    return state
-
-
-def check_resume_changes(saved: TrainConfig, config: TrainConfig, game: str | None) -> None:
-    """Refuse a resume that asks for what the saved run cannot change.
-
-    Args:
-        saved: the run's config.
-        config: the config with the command line's overrides.
-        game: the game named on the command line, if any.
-
-    Raises:
-        ValueError: another game, or another value of a key outside ``RESUMABLE_KEYS``.
-    """
-    if game is not None and canonical_name(game) != saved.game:
-        raise ValueError(f"the run is a {saved.game} run, not {game}; drop GAME or start a "
-                         "new run")
-    before, after = saved.to_dict(), config.to_dict()
-    fixed = sorted(key for key in after if key not in RESUMABLE_KEYS
-                   and after[key] != before[key])
-    if fixed:
-        raise ValueError(f"--resume keeps the run's {', '.join(fixed)}; only "
-                         f"{', '.join(sorted(RESUMABLE_KEYS))} can change (start a new run "
-                         "to change the others)")
+    return check_train_state(read_entry(last, TRAIN_STATE_ENTRY), TRAIN_STATE_KEYS, last)

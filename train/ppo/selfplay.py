@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from boardgym.agents import Agent
+from boardgym.train.common.runs import write_json
 from boardgym.train.ppo.callbacks import RunCallback, next_multiple, win_rate
 from boardgym.train.ppo.environments import OpponentPool
-from boardgym.train.ppo.runs import Run, save_checkpoint, write_json
+from boardgym.train.ppo.runs import Run, save_checkpoint
 from boardgym.train.ppo.trainer import build_parser, default_pool, run_command
 
 ALGO = "selfplay"

@@ -52,10 +52,12 @@ from boardgym.agents.policy import (
 )
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi
-from boardgym.train.az.trainer import start_weights
+from boardgym.train.az.learn import start_weights
 from boardgym.train.common.commands import CommandParser, game_names, int_at_least
+from boardgym.train.common.config import SEED_LIMIT
+from boardgym.train.common.runs import RUNS_DIR, record_command, removed_on_error
 from boardgym.train.ppo.callbacks import Hook, RunCallback
-from boardgym.train.ppo.config import SEED_LIMIT, TrainConfig, load_config, parse_overrides
+from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
 from boardgym.train.ppo.environments import OpponentPool, make_vec_env
 from boardgym.train.ppo.pretrain import (
     Labelled,
@@ -66,12 +68,9 @@ from boardgym.train.ppo.pretrain import (
 )
 from boardgym.train.ppo.runs import (
     ALGO,
-    RUNS_DIR,
     Run,
     new_run,
     open_run,
-    record_command,
-    removed_on_error,
     save_checkpoint,
     seed_everything,
     set_rng_state,

@@ -57,14 +57,9 @@ import yaml
 from boardgym.envs.games import canonical_name
 from boardgym.train.common.backends import Backend, connect, require_ray
 from boardgym.train.common.commands import CommandParser, game_names, int_at_least, one_line
-from boardgym.train.ppo.config import (
-    HYPERPARAMS_DIR,
-    TrainConfig,
-    load_config,
-    parse_overrides,
-    read_yaml,
-)
-from boardgym.train.ppo.runs import CONFIG_FILE, RUNS_DIR, record_command, run_folder_name
+from boardgym.train.common.config import HYPERPARAMS_DIR, read_yaml
+from boardgym.train.common.runs import CONFIG_FILE, RUNS_DIR, record_command, run_folder_name
+from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
 
 SEARCH_KEY = "search_space"
 """The YAML key holding the search space."""

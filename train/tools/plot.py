@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from boardgym.train.common.commands import CommandParser
+from boardgym.train.common.runs import EVAL_FILE
 
-EVAL_FILE = "eval.json"
 DEFAULT_PNG = "learning_curve.png"
 FIGURE_SIZE = (7.0, 4.0)
 QUALITY_FIGURE_SIZE = (7.0, 6.5)

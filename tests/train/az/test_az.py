@@ -27,8 +27,12 @@ from boardgym.agents.az.search import SearchConfig, considered_visits, draw_nois
 from boardgym.agents.solvers import four_in_a_row as c4_solver
 from boardgym.envs.games import game
 from boardgym.envs.games.core import batch_of, take
-from boardgym.train.az import trainer as az_training
+from boardgym.train.az.config import AzConfig
+from boardgym.train.az.learn import learning_rate_at, new_learner
+from boardgym.train.az.run import new_run, open_run, train
+from boardgym.train.az.selfplay import self_play, starting_positions
 from boardgym.train.cli import main
+from boardgym.train.common.config import load_config
 from boardgym.train.quality.agreement import default_positions, judge, load_positions
 from tests.boards import random_position
 
@@ -248,13 +252,13 @@ def test_az_opponent_in_the_vector_env(tmp_path: Path) -> None:
     env.close()
 
 
-def tiny_config(**changes: object) -> az_training.AzConfig:
+def tiny_config(**changes: object) -> AzConfig:
     """A training config of seconds: a few small iterations, a short final evaluation."""
     settings: dict[str, object] = {
         "iterations": 2, "games_per_iteration": 16, "simulations": 4, "train_steps": 2,
         "batch_size": 32, "buffer_size": 2000, "eval_every": 100, "eval_positions": 20,
         "eval_games": 2, "eval_opponents": ["random"], **changes}
-    return az_training.load_config("tictactoe", None, settings)
+    return load_config(AzConfig, "tictactoe", None, settings)
 
 
 def test_training_improves_the_tictactoe_policy(tmp_path: Path) -> None:
@@ -262,10 +266,10 @@ def test_training_improves_the_tictactoe_policy(tmp_path: Path) -> None:
     positions = load_positions(default_positions(record), record)[:500]
     config = tiny_config(iterations=10, games_per_iteration=64, simulations=16,
                          train_steps=16, batch_size=128, learning_rate=0.003)
-    run = az_training.new_run(config, tmp_path)
+    run = new_run(config, tmp_path)
     before = judge("tictactoe", f"az:0@{save_net(tmp_path / 'start.zip', 'tictactoe', run.net)}",
                    positions)
-    az_training.train(run, progress=False)
+    train(run, progress=False)
     after = judge("tictactoe", f"az:0@{run.model}", positions)
     assert after.kept / after.decisive > before.kept / before.decisive + 0.15
     assert run.history and run.history[-1]["iteration"] == config.iterations
@@ -293,9 +297,9 @@ def test_training_in_bfloat16_changes_the_weights_and_saves_them_in_float32(
         tmp_path: Path) -> None:
     config = tiny_config(iterations=4, games_per_iteration=32, simulations=8,
                          train_steps=8, batch_size=64, precision="bfloat16")
-    run = az_training.new_run(config, tmp_path)
+    run = new_run(config, tmp_path)
     before = [weight.clone() for weight in run.net.state_dict().values()]
-    az_training.train(run, progress=False)
+    train(run, progress=False)
     saved, _ = load_network(run.model)
     assert all(weight.dtype == torch.float32 for weight in saved.state_dict().values())
     assert any(not torch.equal(old, new) for old, new in
@@ -309,8 +313,8 @@ def test_training_in_bfloat16_changes_the_weights_and_saves_them_in_float32(
 def test_self_play_starts_from_random_unfinished_openings() -> None:
     record = game("tictactoe")
     config = tiny_config(games_per_iteration=32, opening_plies=[2, 4])
-    state = az_training.starting_positions(record, config, np.random.default_rng(3))
-    again = az_training.starting_positions(record, config, np.random.default_rng(3))
+    state = starting_positions(record, config, np.random.default_rng(3))
+    again = starting_positions(record, config, np.random.default_rng(3))
     stones = np.bitwise_count(state.me | state.opp)
     assert ((stones >= 2) & (stones <= 4)).all()
     assert not np.asarray(record.rules.is_terminal(state)).any()
@@ -331,7 +335,7 @@ def test_search_values_a_winning_move_as_a_win_for_the_side_to_move(text: str) -
 
 def test_value_targets_mix_the_outcome_with_the_search() -> None:
     record, net = game("tictactoe"), random_net("tictactoe")
-    played = {mix: az_training.self_play(record, tiny_config(value_mix=mix), net,
+    played = {mix: self_play(record, tiny_config(value_mix=mix), net,
                                          np.random.default_rng(5))[0]
               for mix in (0.0, 0.5, 1.0)}
     outcomes, searched = played[0.0].values, played[1.0].values
@@ -342,12 +346,12 @@ def test_value_targets_mix_the_outcome_with_the_search() -> None:
 
 
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path: Path) -> None:
-    straight = az_training.train(az_training.new_run(tiny_config(iterations=3),
+    straight = train(new_run(tiny_config(iterations=3),
                                                      tmp_path / "a"), progress=False)
-    first = az_training.train(az_training.new_run(tiny_config(iterations=2), tmp_path / "b"),
+    first = train(new_run(tiny_config(iterations=2), tmp_path / "b"),
                               progress=False)
-    resumed = az_training.open_run(first.directory, {"iterations": 3}, None)
-    az_training.train(resumed, progress=False)
+    resumed = open_run(first.directory, {"iterations": 3}, None)
+    train(resumed, progress=False)
     for mine, theirs in zip(straight.net.state_dict().values(),
                             resumed.net.state_dict().values(), strict=True):
         torch.testing.assert_close(mine, theirs)
@@ -358,11 +362,11 @@ def test_linear_learning_rate_falls_over_the_iterations(tmp_path: Path) -> None:
     """``lr_schedule="linear"``: iteration i trains at ``learning_rate * (1 - i / iterations)``;
     the same seed at a constant rate ends with other weights."""
     linear = tiny_config(iterations=4, learning_rate=0.01, lr_schedule="linear")
-    rates = [az_training.learning_rate_at(linear, i) for i in range(linear.iterations)]
+    rates = [learning_rate_at(linear, i) for i in range(linear.iterations)]
     assert rates == pytest.approx([0.01, 0.0075, 0.005, 0.0025])
-    falling = az_training.train(az_training.new_run(linear, tmp_path / "linear"),
+    falling = train(new_run(linear, tmp_path / "linear"),
                                 progress=False)
-    constant = az_training.train(az_training.new_run(
+    constant = train(new_run(
         tiny_config(iterations=4, learning_rate=0.01), tmp_path / "constant"), progress=False)
     assert falling.optimizer.param_groups[0]["lr"] == pytest.approx(0.0025)
     assert constant.optimizer.param_groups[0]["lr"] == pytest.approx(0.01)
@@ -373,7 +377,7 @@ def test_linear_learning_rate_falls_over_the_iterations(tmp_path: Path) -> None:
 def test_run_started_from_a_checkpoint_begins_with_its_weights(tmp_path: Path) -> None:
     """``init_from``: a new run (fresh optimizer, empty buffer) on a shipped network."""
     shipped, _ = load_network("checkpoints/tictactoe_az.zip")
-    run = az_training.new_run(tiny_config(init_from="checkpoints/tictactoe_az.zip"),
+    run = new_run(tiny_config(init_from="checkpoints/tictactoe_az.zip"),
                               tmp_path)
     for mine, theirs in zip(run.net.state_dict().values(), shipped.state_dict().values(),
                             strict=True):
@@ -381,7 +385,7 @@ def test_run_started_from_a_checkpoint_begins_with_its_weights(tmp_path: Path) -
     assert run.buffer.size == 0 and run.iteration == 0
 
 
-def grown_config(**sizes: int) -> az_training.AzConfig:
+def grown_config(**sizes: int) -> AzConfig:
     """A tiny run from the shipped tic-tac-toe network, at least as large in every size."""
     shipped = game("tictactoe").network
     return tiny_config(init_from="checkpoints/tictactoe_az.zip",
@@ -405,7 +409,7 @@ def test_run_from_a_smaller_network_grows_it_and_plays_as_it_did(tmp_path: Path,
     """``init_from`` a smaller network: the run's network is larger and, before any
     training, gives the file's logits and values on every position."""
     shipped, _ = load_network("checkpoints/tictactoe_az.zip")
-    run = az_training.new_run(grown_config(**sizes), tmp_path)
+    run = new_run(grown_config(**sizes), tmp_path)
     assert all(getattr(run.net.arch, key) == size for key, size in sizes.items())
     planes = tictactoe_planes(64)
     with torch.no_grad():
@@ -417,7 +421,7 @@ def test_a_grown_network_learns_with_every_weight() -> None:
     """The weights growth zeroes (new units into old ones, the new blocks' second
     convolutions) do not stay zero: after one training step every weight has a gradient, so
     the larger network can move past the smaller one."""
-    net, _ = az_training.new_learner(grown_config(channels=40, blocks=3, hidden=80))
+    net, _ = new_learner(grown_config(channels=40, blocks=3, hidden=80))
     optimizer = torch.optim.SGD(net.parameters(), lr=0.01)
     planes = tictactoe_planes(32)
     for _ in range(2):

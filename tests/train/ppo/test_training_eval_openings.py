@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from boardgym.envs.games import game as game_record
+from boardgym.train.common.config import HYPERPARAMS_DIR
 from boardgym.train.match import openings as fair
 from boardgym.train.match.evaluate import play_match
 from boardgym.train.ppo import trainer as ppo
@@ -23,7 +24,7 @@ from boardgym.train.ppo.callbacks import (
     match,
     vector_match,
 )
-from boardgym.train.ppo.config import HYPERPARAMS_DIR, TrainConfig, load_config
+from boardgym.train.ppo.config import TrainConfig, load_config
 from boardgym.train.ppo.environments import make_vec_env
 from boardgym.train.ppo.runs import save_checkpoint
 from tests.runs import NO_BAR
