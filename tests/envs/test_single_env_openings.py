@@ -1,4 +1,4 @@
-"""The single env's ``opening=`` sampler (the vector env's rule, in ``envs.turn_based``) and
+"""The single env's ``opening=`` sampler (the vector env's rule, in ``envs.settings``) and
 the dummy training env that uses it (``train.environments.OpponentMix``)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import boardgym  # noqa: F401  (registers the ids)
 from boardgym import agents
 from boardgym.envs.games import GAMES
-from boardgym.envs.turn_based import OPENING_DRAWS
+from boardgym.envs.settings import OPENING_DRAWS
 from boardgym.train.ppo.config import load_config
 from boardgym.train.ppo.environments import OpponentMix, OpponentPool, make_vec_env
 

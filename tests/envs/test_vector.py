@@ -1,9 +1,9 @@
-"""The batched envs of ``gym.make_vec(..., vectorization_mode="vector_entry_point")``."""
+"""The batched envs of ``gym.make_vec(..., vectorization_mode="vector_entry_point")``: the
+Gymnasium vector API, autoreset, illegal actions, copies and openings."""
 
 from __future__ import annotations
 
 import copy
-import itertools
 import pickle
 from typing import Any
 
@@ -13,38 +13,9 @@ import pytest
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-import boardgym  # noqa: F401  (registers the ids)
-from boardgym import agents
 from boardgym.envs import games, vector
 from boardgym.envs.games import GAMES, IllegalMoveError
-from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
-
-FAST_OPPONENTS = {"Reversi-v0": "corner_best", "FourInARow-v0": "lookahead:1",
-                  "TicTacToe-v0": "rules"}
-IDS = list(FAST_OPPONENTS)
-STEPS = 120
-
-
-def make(env_id: str, num_envs: int = 8, **kwargs: Any) -> Any:
-    kwargs.setdefault("opponent", FAST_OPPONENTS[env_id])
-    return gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point",
-                        **kwargs)
-
-
-def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per sub-env (0 where there is none)."""
-    return choose(bits_from_mask(masks), random_draws(rng, len(masks)))
-
-
-def rollout(env: Any, seed: int, steps: int = STEPS) -> list[tuple[np.ndarray, ...]]:
-    rng = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
-    trace = [(obs, info["action_mask"])]
-    for _ in range(steps):
-        obs, reward, terminated, truncated, info = env.step(random_actions(
-            info["action_mask"], rng))
-        trace.append((obs, reward, terminated, truncated, info["action_mask"]))
-    return trace
+from tests.envs.vectors import IDS, STEPS, agent_view, make, random_actions, rollout
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -78,21 +49,6 @@ def test_seeded_determinism(env_id: str) -> None:
             np.testing.assert_array_equal(x, y)
     other = rollout(make(env_id), seed=8)
     assert any((a[0] != b[0]).any() for a, b in zip(first, other, strict=True))
-
-
-def test_sub_env_games_do_not_depend_on_num_envs() -> None:
-    small, large = make("Reversi-v0", num_envs=2), make("Reversi-v0", num_envs=5)
-    obs_s, info_s = small.reset(seed=[11, 12])
-    obs_l, info_l = large.reset(seed=[11, 40, 41, 42, 43])
-    rng = np.random.default_rng(0)
-    for _ in range(STEPS):
-        np.testing.assert_array_equal(obs_s[0], obs_l[0])
-        action = random_actions(info_s["action_mask"][:1], rng)[0]
-        rest = random_actions(info_l["action_mask"][1:], rng)
-        other = random_actions(info_s["action_mask"][1:], rng)[0]
-        obs_s, reward_s, _, _, info_s = small.step(np.array([action, other]))
-        obs_l, reward_l, _, _, info_l = large.step(np.concatenate(([action], rest)))
-        assert reward_s[0] == reward_l[0]
 
 
 @pytest.mark.parametrize("env_id", IDS)
@@ -145,86 +101,6 @@ def test_per_env_first_player() -> None:
         make("TicTacToe-v0", num_envs=4, first_player=["agent", "x", "agent", "agent"])
 
 
-def agent_view(rules: Any, state: Any, agent_side: int) -> np.ndarray:
-    """The rules' observation of ``state`` with the agent's stones in plane 0."""
-    planes = rules.observation(state)
-    return planes if state.to_move == agent_side else planes[::-1]
-
-
-@pytest.mark.parametrize(("env_id", "game"), [("FourInARow-v0", "four_in_a_row"),
-                                              ("TicTacToe-v0", "tictactoe")])
-def test_observations_replay_the_moves_of_each_game(env_id: str, game: str) -> None:
-    """Each observation shows the position reached by the moves the sub-env reports, even
-    when the caller writes into the arrays it was given, and through illegal actions."""
-    rules = games.rules(game)
-    n = 24
-    env = make(env_id, num_envs=n, opponent="random")
-    rng = np.random.default_rng(4)
-    obs, info = env.reset(seed=4)
-    states: list[Any] = [None] * n
-    sides = [0] * n
-
-    def start(i: int) -> None:  # a new game: the opponent's first move, if it had one
-        states[i], sides[i] = rules.initial_state(), int(info["_opponent_action"][i])
-        if sides[i]:
-            states[i] = rules.apply(states[i], int(info["opponent_action"][i]))
-
-    for i in range(n):
-        start(i)
-    terminated = np.zeros(n, dtype=bool)
-    illegal_seen = ended_seen = 0
-    for _ in range(STEPS):
-        for i in range(n):
-            np.testing.assert_array_equal(obs[i], agent_view(rules, states[i], sides[i]))
-        obs[:] = 1  # the caller's array: the env must not read it back
-        actions = random_actions(info["action_mask"], rng)
-        taken = np.flatnonzero(~info["action_mask"][0])
-        actions[0] = taken[0] if taken.size else 0  # sub-env 0 fills column/cell 0, then errs
-        starting = terminated
-        obs, _, terminated, _, info = env.step(actions)
-        illegal_seen += info["illegal_action"].sum()
-        ended_seen += terminated.sum()
-        for i in range(n):
-            if starting[i]:
-                start(i)
-            elif not info["illegal_action"][i]:
-                states[i] = rules.apply(states[i], int(actions[i]))
-                if info["_opponent_action"][i]:
-                    states[i] = rules.apply(states[i], int(info["opponent_action"][i]))
-    assert illegal_seen > 0 and ended_seen > 4 * n
-
-
-@pytest.mark.parametrize(("env_id", "opponent"), [("FourInARow-v0", "alphabeta:2"),
-                                                  ("Reversi-v0", None)])
-def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any) -> None:
-    """Without a batched twin the opponent runs per sub-env on the single env's stream."""
-    n, seed = 3, 5
-    if opponent is None:
-        opponent = agents.make("reversi", "corner_best")  # an Agent object: looped
-    with pytest.warns(UserWarning, match="no batched version"):
-        env = make(env_id, num_envs=n, opponent=opponent)
-    singles = [gym.make(env_id, opponent=opponent) for _ in range(n)]
-    obs, info = env.reset(seed=seed)
-    single_out = [s.reset(seed=seed + i) for i, s in enumerate(singles)]
-    pending = [False] * n
-    for step in range(60):
-        for i, (s_obs, s_info) in enumerate(single_out):
-            np.testing.assert_array_equal(obs[i], s_obs)
-            np.testing.assert_array_equal(info["action_mask"][i], s_info["action_mask"])
-        actions = np.array([np.flatnonzero(m)[step % m.sum()] if m.any() else 0
-                            for m in info["action_mask"]])
-        obs, reward, terminated, _, info = env.step(actions)
-        for i, s in enumerate(singles):
-            if pending[i]:
-                single_out[i], pending[i] = s.reset(), False
-                assert reward[i] == 0 and not terminated[i]
-                continue
-            s_obs, s_reward, pending[i], _, s_info = s.step(actions[i])
-            single_out[i] = (s_obs, s_info)
-            assert reward[i] == s_reward and terminated[i] == pending[i]
-            assert info["winner"][i] == s_info.get("winner", 0)
-
-
 def test_illegal_actions_and_bad_input() -> None:
     env = make("TicTacToe-v0", num_envs=2, first_player="agent")
     with pytest.raises(gym.error.ResetNeeded):
@@ -258,136 +134,6 @@ def test_reversi_score_reward_and_info() -> None:
         np.testing.assert_array_equal(score[:, 0], obs[:, 0].sum(axis=(1, 2)))
         for i in np.flatnonzero(terminated):
             assert reward[i] == (score[i, 0] - score[i, 1]) / 64
-
-
-def test_maskable_ppo_trains_through_the_sb3_adapter() -> None:
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    from sb3_contrib.common.maskable.utils import get_action_masks
-    from stable_baselines3.common.logger import Logger
-
-    from boardgym.envs.sb3 import SB3VecEnv
-
-    venv = SB3VecEnv.make("TicTacToe-v0", num_envs=16, opponent="random")
-    venv.seed(0)
-    model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256,
-                                    n_epochs=1, seed=0, device="cpu")
-    model.set_logger(Logger(folder=None, output_formats=[]))  # else SB3 makes a /tmp/SB3-* dir
-    model.learn(total_timesteps=2_048)
-    obs = venv.reset()
-    masks = get_action_masks(venv)
-    assert masks.shape == (16, 9)
-    actions, _ = model.predict(obs, action_masks=masks)
-    assert masks[np.arange(16), actions].all()
-    _, rewards, _dones, infos = venv.step(actions)
-    assert rewards.dtype == np.float32 and len(infos) == 16
-
-
-class EdgeLegal:
-    """A deterministic opponent: the lowest (or highest) legal action."""
-
-    def __init__(self, rules: Any, highest: bool) -> None:
-        self.rules, self.highest = rules, highest
-
-    def act(self, state: Any, rng: np.random.Generator) -> int:
-        legal = np.flatnonzero(self.rules.legal_mask(state))
-        return int(legal[-1] if self.highest else legal[0])
-
-
-def edge_players() -> tuple[EdgeLegal, EdgeLegal]:
-    rules = games.rules("tictactoe")
-    return EdgeLegal(rules, highest=False), EdgeLegal(rules, highest=True)
-
-
-def test_a_list_of_opponents_plays_each_sub_env_as_its_own_opponent() -> None:
-    """Sub-env ``i`` of a mixed list plays exactly the games of an env whose every sub-env
-    has ``opponent[i]``, given the same seeds and actions."""
-    specs = ["random", "rules", "perfect", "rules_center"]
-    mixed = make("TicTacToe-v0", num_envs=4, opponent=specs)
-    assert mixed.unwrapped.opponents == specs
-    uniform = {spec: make("TicTacToe-v0", num_envs=4, opponent=spec) for spec in specs}
-    rng = np.random.default_rng(3)
-    obs, info = mixed.reset(seed=20)
-    outs = {spec: env.reset(seed=20) for spec, env in uniform.items()}
-    for _ in range(STEPS):
-        for i, spec in enumerate(specs):
-            np.testing.assert_array_equal(obs[i], outs[spec][0][i])
-        actions = random_actions(info["action_mask"], rng)
-        obs, reward, _, _, info = mixed.step(actions)
-        for i, spec in enumerate(specs):
-            out = uniform[spec].step(actions)
-            assert out[1][i] == reward[i]
-            outs[spec] = (out[0], out[4])
-
-
-def first_moves_match(env: Any, steps: int = STEPS) -> int:
-    """Step ``env`` (opponent first, tic-tac-toe, opponents ``EdgeLegal``) with random
-    actions; check each game's first opponent move is its current opponent's: the lowest
-    cell (0) or the highest (8). Returns how many first moves were checked."""
-    rng = np.random.default_rng(2)
-    obs, info = env.reset(seed=0)
-    checked = 0
-    for _ in range(steps):
-        for i, opponent in enumerate(env.unwrapped.opponents):
-            if obs[i].sum() == 1:  # a new game: the opponent's first move only
-                assert info["opponent_action"][i] == (0 if opponent.highest is False else 8)
-                checked += 1
-        obs, _, _, _, info = env.step(random_actions(info["action_mask"], rng))
-    return checked
-
-
-def test_agent_objects_in_a_list_move_game_by_game() -> None:
-    lowest, highest = edge_players()
-    with pytest.warns(UserWarning, match="no batched version"):
-        env = make("TicTacToe-v0", num_envs=4, first_player="opponent",
-                   opponent=[lowest, highest, highest, lowest])
-    assert env.unwrapped.opponents == [lowest, highest, highest, lowest]
-    assert first_moves_match(env) > 8
-
-
-def test_a_sampler_draws_each_new_games_opponent_from_the_sub_envs_generator() -> None:
-    calls: list[int] = []
-
-    def sampler(rng: np.random.Generator) -> str:
-        assert isinstance(rng, np.random.Generator)
-        calls.append(1)
-        return ["random", "rules", "perfect"][int(rng.integers(3))]
-
-    def run(seed: int) -> list[list[str]]:
-        env = make("TicTacToe-v0", num_envs=6, opponent=sampler)
-        rng = np.random.default_rng(1)
-        _, info = env.reset(seed=seed)
-        seen = [env.unwrapped.opponents]
-        for _ in range(STEPS):
-            _, _, _, _, info = env.step(random_actions(info["action_mask"], rng))
-            seen.append(env.unwrapped.opponents)
-        return seen
-
-    first = run(5)
-    games_started = 6 + sum(sum(a != b for a, b in zip(x, y, strict=True))
-                            for x, y in itertools.pairwise(first))
-    assert len(calls) >= games_started > 6
-    assert {spec for row in first for spec in row} == {"random", "rules", "perfect"}
-    assert run(5) == first and run(6) != first
-
-
-def test_a_sampler_of_agents_sets_each_games_opponent() -> None:
-    lowest, highest = edge_players()
-    env = make("TicTacToe-v0", num_envs=8, first_player="opponent",
-               opponent=lambda rng: highest if rng.random() < 0.5 else lowest)
-    with pytest.warns(UserWarning, match="no batched version"):
-        assert first_moves_match(env) > 16
-    assert {id(o) for o in env.unwrapped.opponents} <= {id(lowest), id(highest)}
-
-
-@pytest.mark.parametrize("bad", [["random"] * 3, 42, ["random", 7, "rules", "rules"]])
-def test_bad_opponent_lists_are_refused(bad: Any) -> None:
-    with pytest.raises(ValueError, match="opponent"):
-        make("TicTacToe-v0", num_envs=4, opponent=bad)
-
-
-def test_unknown_opponent_in_a_list_is_refused() -> None:
-    with pytest.raises(ValueError, match="no_such_ai"):
-        make("TicTacToe-v0", num_envs=2, opponent=["random", "no_such_ai"])
 
 
 def test_masks_handed_out_are_copies() -> None:
@@ -429,19 +175,6 @@ def test_raise_leaves_the_env_unchanged_and_legal_steps_go_on() -> None:
     assert refused > 10
 
 
-@pytest.mark.parametrize("seed", [1.5, 2 ** 64, "3", -1, [1, 2.0], [1, 2], True])
-def test_bad_seeds_are_refused(seed: Any) -> None:
-    env = make("TicTacToe-v0", num_envs=3)
-    with pytest.raises(ValueError, match="seed"):
-        env.reset(seed=seed)
-
-
-def test_the_largest_seeds_are_taken() -> None:
-    env = make("TicTacToe-v0", num_envs=3)
-    env.reset(seed=2 ** 64 - 3)
-    env.reset(seed=[2 ** 64 - 1, 0, np.uint64(7)])
-
-
 @pytest.mark.parametrize("actions", [np.array([0.0, 1.0]), np.array(["0", "1"]),
                                      np.array([True, False]), [0.5, 1]])
 def test_non_integer_actions_are_refused(actions: Any) -> None:
@@ -476,21 +209,6 @@ def test_one_vector_class_per_game_from_its_record() -> None:
         assert cls.record is record and record.env_id in cls.__doc__
         assert gym.spec(record.env_id).vector_entry_point == \
             f"boardgym.envs.vector:{cls.__name__}"
-
-
-def test_sb3_adapter_refuses_float_actions_and_bad_seeds() -> None:
-    pytest.importorskip("stable_baselines3")
-    from boardgym.envs.sb3 import SB3VecEnv
-
-    venv = SB3VecEnv.make("TicTacToe-v0", num_envs=2, opponent="random")
-    venv.reset()
-    for bad in (np.array([0.0, 1.0]), np.array(["0", "1"])):
-        with pytest.raises(ValueError, match="integer"):
-            venv.step_async(bad)
-    for seed in (1.5, 2 ** 64, "1"):
-        with pytest.raises(ValueError, match="seed"):
-            venv.seed(seed)  # type: ignore[arg-type]
-    assert venv.seed(4) == [4, 5]
 
 
 # -- openings --------------------------------------------------------------------------------
