@@ -17,10 +17,9 @@ from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
 from boardgym.envs.games import game as game_record
 from boardgym.train.common import config as common
 from boardgym.train.common.config import RunConfig, check_opening_plies, check_run_keys
+from boardgym.train.match.results import PAIR
 
 VECTORIZATIONS = ("auto", "vector", "dummy")
-FAIR_PAIR = 2
-"""Games per fair opening (``eval_openings``): one in each seating."""
 PRETRAINED = "pretrained"
 """``teacher: pretrained``: the learner's own start, frozen (``train.teacher.FrozenPolicy``)."""
 
@@ -393,7 +392,7 @@ class TrainConfig(RunConfig):
         of that many plies (drawn as the evaluations draw it, so too many plies fail now)."""
         if not self.eval_openings:
             return
-        odd = [name for name in ("eval_games", "league_games") if getattr(self, name) % FAIR_PAIR]
+        odd = [name for name in ("eval_games", "league_games") if getattr(self, name) % PAIR]
         if odd:
             raise ValueError(f"with eval_openings every opening is played twice (seats "
                              f"swapped): {' and '.join(odd)} must be even; fix it with --set "
