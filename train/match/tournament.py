@@ -103,10 +103,11 @@ class _Schedule:
         return [self.play(players, index) for index in indices]
 
 
-def play_round_robin(schedule: _Schedule, backend: Backend, advance: Callable[[int], object],
+def play_round_robin(schedule: _Schedule, backend: Backend,
+                     advance: Callable[[int], object] | None,
                      players: Sequence[Agent]) -> list[tuple[int, Moves]]:
-    """Every game's result and moves in game order; ``advance(n)`` is called as ``n``
-    games finish. In this process the games are played one by one with ``players`` (built
+    """Every game's result and moves in game order; ``advance(n)`` (if given) is called as
+    ``n`` games finish. In this process the games are played one by one with ``players`` (built
     from the specs); each worker process builds its own once and plays ``GAMES_PER_TASK`` at
     a time (whole pairs of games: it is even)."""
     tasks = task_ranges(GAMES_PER_TASK, backend, len(schedule.pairs) * schedule.games)
@@ -183,7 +184,7 @@ class Tournament:
 def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
                    workers: int | None = None, anchor: str | None = None,
                    bootstrap: int = BOOTSTRAP_SAMPLES,
-                   advance: Callable[[int], object] = lambda n: None,
+                   advance: Callable[[int], object] | None = None,
                    openings: str | None = None, backend: str = "local",
                    address: str | None = None) -> Tournament:
     """Play a round robin among ``specs`` and rate the players.
@@ -197,7 +198,8 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
             1; Ray tasks, default the cluster's CPUs); same results for any number.
         anchor: the spec rated 0 (default ``random`` if present, else the first spec).
         bootstrap: bootstrap resamples for the intervals, >= 1.
-        advance: called with the number of games just finished (a progress bar's update).
+        advance: called with the number of games just finished (a progress bar's update;
+            None: not called).
         openings: fair games (``train.match.openings.openings_from``): a number of random plies
             (``"8"``) or the path of an opening suite; ``games`` must then be even.
         backend: ``"local"`` processes or ``"ray"`` (same results).
@@ -398,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = canonical_name(args.game)
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
-                                (lambda n: None) if bar is None else bar.update,
+                                None if bar is None else bar.update,
                                 args.openings, args.backend, args.address)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
