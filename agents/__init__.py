@@ -47,7 +47,7 @@ def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any],
     """
     if not is_checkpoint_spec(spec):
         return None
-    from boardgym.agents.policy import load_policy  # heavy (torch): imported only when needed
+    from boardgym.agents.ppo.policy import load_policy  # heavy (torch): imported only when needed
 
     agent = load_policy(spec, record.name, stochastic=stochastic)
     agent.check_board(record.rules.initial_state(**options))

@@ -1,4 +1,4 @@
-"""The torch building blocks that both network families share (``agents.networks``' SB3
+"""The torch building blocks that both network families share (``agents.ppo``'s SB3
 policies and ``agents.az.network``'s AlphaZero tower): the board convolution's size, the
 constant plane of ones, the residual block and the board's symmetries as index permutations.
 """

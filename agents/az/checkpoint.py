@@ -8,9 +8,9 @@
 - ``az_optimizer.pth`` and ``az_train.json`` (run checkpoints only): what ``--resume``
   needs; players ignore them.
 
-The reading helpers are ``agents.policy``'s (``open_checkpoint``, ``read_entry``,
-``read_tensors``, ``check_keys``, ``load_state``): the same one-line ``CheckpointError`` for
-a missing, corrupt, pickled or foreign file. Writes are atomic (temporary file, then rename).
+The format itself (reading zips and entries, record checks, tensors, atomic writes) is
+``agents.checkpoint``'s, shared with the policy checkpoints: the same one-line
+``CheckpointError`` for a missing, corrupt, pickled or foreign file.
 """
 
 from __future__ import annotations
@@ -22,20 +22,20 @@ from typing import Any
 import torch
 
 from boardgym.agents.az.network import Architecture, AzNet
-from boardgym.agents.policy import (
+from boardgym.agents.checkpoint import (
     AZ_RECORD_ENTRY,
     CheckpointError,
-    board_facts,
     board_kwargs,
     check_game,
     check_keys,
     check_size,
+    check_version,
     holds_entry,
     load_state,
-    one_line,
     open_checkpoint,
     read_entry,
     read_tensors,
+    record_board,
     tensor_bytes,
     write_zip_atomic,
 )
@@ -78,20 +78,13 @@ def check_record(record: dict[str, Any], path: str | Path) -> Architecture:
             unknown game, sizes out of range, or a board that does not fit the game.
     """
     where = f"az checkpoint {path}"
-    if record.get("format_version") != FORMAT_VERSION:
-        raise CheckpointError(f"{where} has format_version {record.get('format_version')!r}; "
-                              f"this boardgym reads {FORMAT_VERSION}: upgrade boardgym or "
-                              "retrain it")
+    check_version(record, FORMAT_VERSION, where)
     check_keys(record, RECORD_TYPES, f"{where}: {RECORD_ENTRY}")
     check_keys(record["architecture"], ARCHITECTURE_TYPES, f"{where}: its architecture")
     sizes = {name: check_size(value, name, where, least=0 if name == "blocks" else 1)
              for name, value in record["architecture"].items()}
     arch = Architecture(**sizes)
-    try:
-        shape, n_actions = board_facts(canonical_name(record["game"]), record["env_kwargs"])
-    except (ValueError, TypeError) as error:
-        raise CheckpointError(f"{where} is for a game or board this boardgym does not know "
-                              f"({one_line(str(error))})") from error
+    shape, n_actions = record_board(record, where)
     if [arch.planes, arch.rows, arch.cols, arch.n_actions] != [*shape, n_actions]:
         board = record["env_kwargs"] or "the default board"
         raise CheckpointError(f"{where}: its architecture's board {BOARD_KEYS} does not fit "

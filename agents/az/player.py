@@ -6,7 +6,7 @@ exact solver, where it has one (``agents.solvers.leaf_values``: four-in-a-row an
 with numba), settles the positions near the end; ``az:0@PATH`` plays the raw policy (the
 most likely legal move, the network alone). ``PATH`` is an az checkpoint (``boardgym az``)
 or a policy checkpoint (``boardgym train`` / ``selfplay``), whose actor gives the search its
-priors and whose value head its leaf values (``agents.policy.PolicyEvaluator``). A bare
+priors and whose value head its leaf values (``agents.ppo.policy.PolicyEvaluator``). A bare
 path of an az checkpoint plays like ``az:0@PATH``. The batched twin searches the games of a
 vector env together, one network call per simulation step for all of them.
 """
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from boardgym.agents import policy, solvers
+from boardgym.agents import solvers
 from boardgym.agents.az.checkpoint import (
     CheckpointError,
     is_az_checkpoint,
@@ -28,6 +28,8 @@ from boardgym.agents.az.checkpoint import (
 )
 from boardgym.agents.az.network import Evaluator
 from boardgym.agents.az.search import Evaluate, SearchConfig, SearchResult, search, softmax
+from boardgym.agents.checkpoint import board_kwargs, is_policy_checkpoint
+from boardgym.agents.ppo import policy
 from boardgym.envs.games import canonical_name, rules
 from boardgym.envs.games.core import Game, batch_of
 
@@ -175,11 +177,11 @@ def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
         FileNotFoundError: no file at ``path``.
         CheckpointError: neither kind of checkpoint, or one for another game.
     """
-    if is_az_checkpoint(path) or not policy.is_policy_checkpoint(path):
+    if is_az_checkpoint(path) or not is_policy_checkpoint(path):
         net, record = load_network(path, game)
         return Evaluator(net), record
     network, metadata = policy.load_network(path, game)
-    board = policy.board_kwargs(metadata["env_kwargs"])
+    board = board_kwargs(metadata["env_kwargs"])
     return policy.PolicyEvaluator(network), {"game": metadata["game"], "env_kwargs": board}
 
 

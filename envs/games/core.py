@@ -27,6 +27,12 @@ class IllegalMoveError(ValueError):
     """A move that the rules do not allow in the given position."""
 
 
+def one_line(message: str) -> str:
+    """``message`` on a single line (inner line breaks become spaces): how every error is
+    shown, since messages from torch, zipfile or argparse may span many lines."""
+    return " ".join(str(message).split())
+
+
 class Rules(Protocol):
     """The rules of one game, as a module of pure functions over an immutable state.
 
@@ -244,4 +250,4 @@ def put(whole: Any, index: np.ndarray, part: Any) -> None:
 
 
 __all__ = ["Game", "IllegalMoveError", "NetworkSize", "Rules", "Style", "batch_of",
-           "for_side", "join", "put", "side_view", "take", "unbatch"]
+           "for_side", "join", "one_line", "put", "side_view", "take", "unbatch"]

@@ -28,7 +28,7 @@ from stable_baselines3.common.save_util import load_from_zip_file
 
 import boardgym  # noqa: F401  (registers the envs)
 from boardgym import agents
-from boardgym.agents.policy import METADATA_TYPES, CheckpointError
+from boardgym.agents.checkpoint import METADATA_TYPES, CheckpointError
 from boardgym.train.common.runs import save_config
 from boardgym.train.ppo.config import load_config
 from tests.paths import ROOT
@@ -217,11 +217,11 @@ def test_a_record_missing_a_key_is_one_line_on_the_command_line(tmp_path: Path) 
 def test_converting_a_crafted_file_runs_nothing(craft: str, tmp_path: Path, marker: Path) -> None:
     """The converter reads the old format without unpickling too: a payload stays inert,
     whether the file is refused or converted."""
-    from boardgym.agents import policy
+    from boardgym.agents.ppo.convert import convert
 
     path = REFUSED_BY_AGENTS[craft](tmp_path / f"{craft}.zip", marker)
     try:
-        policy.convert(path, tmp_path / "converted.zip")
+        convert(path, tmp_path / "converted.zip")
     except CheckpointError as error:
         assert "\n" not in str(error)
     assert not marker.exists()

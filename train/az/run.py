@@ -38,7 +38,7 @@ from boardgym.agents.az.checkpoint import (
 )
 from boardgym.agents.az.network import AzNet, Evaluator, Symmetries
 from boardgym.agents.az.player import AzAgent
-from boardgym.agents.policy import load_state
+from boardgym.agents.checkpoint import load_state
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.az.config import AzConfig

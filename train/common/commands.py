@@ -14,12 +14,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from boardgym.envs.games.core import one_line
+
 EXIT_USAGE = 2
-
-
-def one_line(message: str) -> str:
-    """``message`` on a single line (inner line breaks become spaces)."""
-    return " ".join(str(message).split())
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -201,7 +201,7 @@ def check_train_state(state: dict[str, Any] | None, keys: Iterable[str],
         CheckpointError: no state, or one without some of ``keys`` (the message names
             them).
     """
-    from boardgym.agents.policy import CheckpointError
+    from boardgym.agents.checkpoint import CheckpointError
 
     if state is None:
         raise CheckpointError(f"{last} has no training state; it cannot be resumed")

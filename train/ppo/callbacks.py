@@ -31,13 +31,9 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback
 
 from boardgym import agents
-from boardgym.agents.policy import (
-    PolicyAgent,
-    architecture_of,
-    board_kwargs,
-    checkpoint_metadata,
-    masked_logits,
-)
+from boardgym.agents.checkpoint import board_kwargs, checkpoint_metadata
+from boardgym.agents.ppo.architecture import architecture_of
+from boardgym.agents.ppo.policy import PolicyAgent, masked_logits
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.train.common.runs import CHECKPOINTS, EVAL_FILE, write_json
@@ -152,7 +148,7 @@ def fair_seating(openings: fair.Openings | None, games: int, seed: int) -> dict[
 
 def vector_match(policy: Any, config: TrainConfig, opponent: str, games: int,
                  seed: int) -> MatchResult:
-    """The learner ``policy`` (a model's ``policy``, or ``agents.policy.load_network``'s)
+    """The learner ``policy`` (a model's ``policy``, or ``agents.ppo.policy.load_network``'s)
     against the batched player ``opponent`` over ``games`` games played side
     by side on the vector env, one forward pass a turn for all of them.
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from boardgym.agents.az.network import check_precision
-from boardgym.agents.networks import FEATURE_ACTIVATIONS, MAX_MEMBERS
+from boardgym.agents.ppo.planes import FEATURE_ACTIVATIONS
+from boardgym.agents.ppo.policies import MAX_MEMBERS
 from boardgym.envs.games import game as game_record
 from boardgym.train.common import config as common
 from boardgym.train.common.config import RunConfig, check_opening_plies, check_run_keys
@@ -89,7 +90,7 @@ class TrainConfig(RunConfig):
     """``BoardCNN`` also reads Reversi's legal-move planes as inputs."""
     features_activation: str = "relu"
     """``BoardCNN``'s feature activation: ``"relu"`` or ``"tanh"``
-    (``agents.networks.FEATURE_ACTIVATIONS``)."""
+    (``agents.ppo.planes.FEATURE_ACTIVATIONS``)."""
     head_planes: int = 0
     """``BoardCNN``'s 1x1 squeeze before the feature layer (0: none)."""
     threats: int = 0
@@ -98,29 +99,29 @@ class TrainConfig(RunConfig):
     windows: bool = False
     """With ``threats``, ``BoardCNN``'s window planes as extra inputs: per side, the open
     lines of that length through each empty cell holding 2 and ``threats - 1`` of its
-    stones (``agents.networks.window_counts``)."""
+    stones (``agents.ppo.planes.window_counts``)."""
     parity: bool = False
     """``BoardCNN``'s parity plane as an extra input: the rows whose threats favour the side
-    to move in four-in-a-row (``agents.networks.parity_plane``)."""
+    to move in four-in-a-row (``agents.ppo.planes.parity_plane``)."""
     landing: bool = False
     """``BoardCNN``'s feature layer also reads the tower at each column's landing cell, the
-    cell each four-in-a-row move fills (``agents.networks.landing_features``)."""
+    cell each four-in-a-row move fills (``agents.ppo.planes.landing_features``)."""
     gated: bool = False
     """Each of ``BoardCNN``'s residual blocks starts with its branch switched off by a
     learned scalar gate at 0 (``agents.layers.ResidualBlock``), so that deep towers train."""
     symmetric: bool = False
     """The policy sees every board in one canonical orientation
-    (``agents.networks.SymmetricPolicy``): mirror-image positions share weights."""
+    (``agents.ppo.policies.SymmetricPolicy``): mirror-image positions share weights."""
     average_symmetries: bool = False
     """The policy averages its logits and values over every symmetric image of the board
-    (``agents.networks.AveragedPolicy``; one network pass per image); not with
+    (``agents.ppo.policies.AveragedPolicy``; one network pass per image); not with
     ``symmetric``."""
     members: int = 1
     """With ``average_symmetries``, more than 1: the policy is an ensemble of this many such
-    networks, each pretrained on its own (``agents.networks.EnsemblePolicy``: the mean of
+    networks, each pretrained on its own (``agents.ppo.policies.EnsemblePolicy``: the mean of
     their logits and values; a pass of each per board)."""
     tower: bool = False
-    """The policy is an az network instead (``agents.networks.TowerPolicy``: a residual
+    """The policy is an az network instead (``agents.ppo.policies.TowerPolicy``: a residual
     tower of ``channels`` and ``blocks``, a policy head and a tanh value head with a hidden
     layer of ``tower_hidden``), so that ``init_from`` may be an az checkpoint (``boardgym
     az``) of those sizes or smaller (grown) and PPO goes on from its raw policy;

@@ -22,7 +22,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from boardgym import agents
-from boardgym.agents.policy import board_kwargs
+from boardgym.agents.checkpoint import board_kwargs
 from boardgym.envs.games import game as game_record
 from boardgym.envs.sb3 import SB3VecEnv
 from boardgym.train.match.openings import unfinished_opening

@@ -24,7 +24,7 @@ With ``pretrain_children: true`` the value head also learns every non-terminal p
 move after an exact label (``with_children``): the label's value of the move is that
 position's exact outcome; such rows carry no policy target, and the KL averages over the rows
 that do.
-An ensemble (``members: N``, ``agents.networks.EnsemblePolicy``) pretrains each member in
+An ensemble (``members: N``, ``agents.ppo.policies.EnsemblePolicy``) pretrains each member in
 turn on the same loss with its own optimizer and minibatch order: separately trained
 networks err apart, which their mean then averages out.
 
@@ -46,8 +46,8 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
 from boardgym.agents.az.network import Symmetries
-from boardgym.agents.networks import members_of
-from boardgym.agents.policy import board_kwargs
+from boardgym.agents.checkpoint import board_kwargs
+from boardgym.agents.ppo.policies import members_of
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Rules
 from boardgym.train.ppo.config import TrainConfig
@@ -184,7 +184,7 @@ def labelled(config: TrainConfig) -> Labelled:
 def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Labelled,
              log: Log = print) -> None:
     """Train ``policy`` on ``labels`` (see the module docstring); a line per pass to
-    ``log``. Each member of an ensemble (``agents.networks.members_of``) trains on its own,
+    ``log``. Each member of an ensemble (``agents.ppo.policies.members_of``) trains on its own,
     with its own optimizer, in turn. Minibatches are drawn from ``config.seed``, the number
     of labels and the member's index (none for the first, as for a single network)."""
     members = members_of(policy)

@@ -21,15 +21,8 @@ import torch
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from boardgym.agents.policy import (
-    OPTIMIZER_ENTRY,
-    TRAIN_STATE_ENTRY,
-    load_network,
-    model_counters,
-    read_entry,
-    read_tensors,
-    write_checkpoint,
-)
+from boardgym.agents.checkpoint import OPTIMIZER_ENTRY, TRAIN_STATE_ENTRY, read_entry, read_tensors
+from boardgym.agents.ppo.policy import load_network, model_counters, write_checkpoint
 from boardgym.train.common.runs import (
     CHECKPOINTS,
     CONFIG_FILE,
@@ -59,7 +52,7 @@ too since model selection on quality)."""
 def save_checkpoint(model: BaseAlgorithm, path: Path, game: str, env_kwargs: dict[str, Any],
                     train_state: dict[str, Any] | None = None) -> None:
     """Save ``model``'s policy and optimizer with its boardgym record (and ``train_state``)
-    to ``path`` atomically, in the pickle-free format of ``agents.policy``."""
+    to ``path`` atomically, in the pickle-free format of ``agents.checkpoint``."""
     entries = None if train_state is None else {TRAIN_STATE_ENTRY: train_state}
     write_checkpoint(path, model.policy, game, env_kwargs, model.num_timesteps, entries)
 

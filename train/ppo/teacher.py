@@ -60,8 +60,9 @@ from boardgym import agents
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.az.search import softmax
-from boardgym.agents.networks import TowerPolicy, logits_and_values
-from boardgym.agents.policy import PolicyEvaluator, board_kwargs, initial_state
+from boardgym.agents.checkpoint import board_kwargs, initial_state
+from boardgym.agents.ppo.policies import TowerPolicy, logits_and_values
+from boardgym.agents.ppo.policy import PolicyEvaluator
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.envs.games.core import join, take

@@ -35,21 +35,19 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from boardgym.agents.az.checkpoint import is_az_checkpoint
 from boardgym.agents.az.network import Architecture
-from boardgym.agents.networks import EXTRACTORS, reversi_moves
-from boardgym.agents.policy import (
+from boardgym.agents.checkpoint import (
     OPTIMIZER_ENTRY,
     POLICY_ENTRY,
     CheckpointError,
     board_facts,
     board_kwargs,
-    load_network,
     load_state,
-    observation_space,
-    policy_arguments,
-    read_metadata,
-    read_policy,
     read_tensors,
 )
+from boardgym.agents.ppo.architecture import policy_arguments
+from boardgym.agents.ppo.planes import reversi_moves
+from boardgym.agents.ppo.policies import EXTRACTORS
+from boardgym.agents.ppo.policy import load_network, observation_space, read_metadata, read_policy
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi
 from boardgym.train.az.learn import start_weights
@@ -139,7 +137,7 @@ both)."""
 
 
 def config_architecture(config: TrainConfig) -> dict[str, Any]:
-    """The architecture record (``agents.policy.architecture_of``) of ``config``'s policy:
+    """The architecture record (``agents.ppo.architecture.architecture_of``) of ``config``'s policy:
     ``BoardCNN`` features, ``SymmetricPolicy`` when ``config.symmetric``, ``AveragedPolicy``
     when ``config.average_symmetries`` (an ``EnsemblePolicy`` of ``config.members`` of them
     when more than 1), SB3's Tanh heads; with ``config.tower``, a ``TowerPolicy``."""
@@ -288,7 +286,7 @@ def resumed_model(run: Run, vec_env: VecEnv, resume_state: dict[str, Any]) -> Ma
 
 
 def restore_counters(model: MaskablePPO, num_timesteps: int, counters: dict[str, Any]) -> None:
-    """Set ``model``'s step count and the counters saved by ``agents.policy.model_counters``
+    """Set ``model``'s step count and the counters saved by ``agents.ppo.policy.model_counters``
     (SB3 has no setters for them)."""
     model.num_timesteps = num_timesteps
     model._n_updates = counters["n_updates"]

@@ -228,7 +228,7 @@ def labelled_file(path: str | Path, key: str, record: Game) -> Path:
 
 def check_board(record: Game, text: str, options: dict[str, Any] | None, message: str) -> None:
     """Refuse a labelled position (its ``text``) that is not on the board of ``options``
-    (board options, e.g. ``agents.policy.board_kwargs`` of a run's ``env_kwargs``).
+    (board options, e.g. ``agents.checkpoint.board_kwargs`` of a run's ``env_kwargs``).
 
     Raises:
         ValueError: with ``message``.

@@ -33,9 +33,9 @@ from torch import nn
 
 from boardgym.agents.az.checkpoint import is_az_checkpoint
 from boardgym.agents.az.checkpoint import load_network as load_az_network
-from boardgym.agents.networks import action_logits, members_of
-from boardgym.agents.policy import board_kwargs
-from boardgym.agents.policy import load_network as load_policy_network
+from boardgym.agents.checkpoint import board_kwargs
+from boardgym.agents.ppo.policies import action_logits, members_of
+from boardgym.agents.ppo.policy import load_network as load_policy_network
 from boardgym.envs.games import game as game_record
 from boardgym.train.common.commands import CommandParser, int_at_least
 

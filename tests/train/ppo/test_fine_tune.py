@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from boardgym.agents.policy import load_network, read_metadata
+from boardgym.agents.ppo.policy import load_network, read_metadata
 from boardgym.train.ppo import trainer as ppo
 from tests.paths import ROOT
 from tests.runs import NO_BAR

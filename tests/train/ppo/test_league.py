@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from boardgym.agents.policy import POLICY_ENTRY, read_metadata, read_tensors
+from boardgym.agents.checkpoint import POLICY_ENTRY, read_tensors
+from boardgym.agents.ppo.policy import read_metadata
 from boardgym.envs.games import game as game_record
 from boardgym.train.match.openings import replay, unfinished_opening
 from boardgym.train.ppo import trainer as ppo

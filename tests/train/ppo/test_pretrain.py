@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 
-from boardgym.agents.networks import action_logits, members_of
-from boardgym.agents.policy import load_network, read_metadata
+from boardgym.agents.ppo.policies import action_logits, members_of
+from boardgym.agents.ppo.policy import load_network, read_metadata
 from boardgym.envs.games import game as game_record
 from boardgym.train.ppo import trainer as ppo
 from boardgym.train.ppo.config import TrainConfig

@@ -13,8 +13,8 @@ import torch
 
 from boardgym import agents
 from boardgym.agents.az.checkpoint import load_network as load_az_network
-from boardgym.agents.networks import BoardCNN
-from boardgym.agents.policy import load_network, masked_logits, read_metadata
+from boardgym.agents.ppo.planes import BoardCNN
+from boardgym.agents.ppo.policy import load_network, masked_logits, read_metadata
 from boardgym.envs.games import game
 from boardgym.envs.games.core import join
 from boardgym.train.ppo import trainer as ppo

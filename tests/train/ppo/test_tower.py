@@ -1,4 +1,4 @@
-"""PPO over an az network (config key ``tower``, ``agents.networks.TowerPolicy``): a run that
+"""PPO over an az network (config key ``tower``, ``agents.ppo.policies.TowerPolicy``): a run that
 starts from an az checkpoint plays its raw policy exactly; the checkpoint round trip; bad
 settings and damaged records refused in one line."""
 
@@ -13,16 +13,9 @@ import torch
 
 from boardgym.agents.az.checkpoint import load_network as load_az
 from boardgym.agents.az.network import PRECISIONS, Evaluator
-from boardgym.agents.networks import TowerPolicy, logits_and_values
-from boardgym.agents.policy import (
-    CheckpointError,
-    build_policy,
-    checkpoint_metadata,
-    load_network,
-    load_state,
-    masked_logits,
-    write_checkpoint,
-)
+from boardgym.agents.checkpoint import CheckpointError, checkpoint_metadata, load_state
+from boardgym.agents.ppo.policies import TowerPolicy, logits_and_values
+from boardgym.agents.ppo.policy import build_policy, load_network, masked_logits, write_checkpoint
 from boardgym.envs.games import tictactoe
 from boardgym.train.cli import main
 from boardgym.train.ppo import trainer as ppo

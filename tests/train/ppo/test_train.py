@@ -16,16 +16,11 @@ import torch
 import yaml
 
 from boardgym import agents
-from boardgym.agents.networks import TowerPolicy, reversi_moves
-from boardgym.agents.policy import (
-    OPTIMIZER_ENTRY,
-    TRAIN_STATE_ENTRY,
-    architecture_of,
-    load_network,
-    read_entry,
-    read_metadata,
-    read_tensors,
-)
+from boardgym.agents.checkpoint import OPTIMIZER_ENTRY, TRAIN_STATE_ENTRY, read_entry, read_tensors
+from boardgym.agents.ppo.architecture import architecture_of
+from boardgym.agents.ppo.planes import reversi_moves
+from boardgym.agents.ppo.policies import TowerPolicy
+from boardgym.agents.ppo.policy import load_network, read_metadata
 from boardgym.envs.games import game, players, reversi
 from boardgym.train.match.evaluate import play_match
 from boardgym.train.ppo import runs, selfplay

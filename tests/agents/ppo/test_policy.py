@@ -18,19 +18,22 @@ import torch
 
 import boardgym  # noqa: F401
 from boardgym import agents
-from boardgym.agents import policy as checkpoint
-from boardgym.agents.networks import BoardCNN
-from boardgym.agents.policy import (
-    CheckpointError,
+from boardgym.agents.checkpoint import FORMAT_VERSION, CheckpointError, read_tensors
+from boardgym.agents.ppo import convert
+from boardgym.agents.ppo.architecture import policy_arguments
+from boardgym.agents.ppo.planes import BoardCNN
+from boardgym.agents.ppo.policy import (
     PolicyAgent,
     load_network,
     load_policy,
+    masked_logits,
     read_metadata,
-    read_tensors,
+    write_checkpoint,
 )
 from boardgym.envs.games import four_in_a_row, reversi, tictactoe
 from boardgym.train.match.evaluate import play_match
 from tests.paths import ROOT
+from tests.records import rewrite_policy_record
 
 CHECKPOINTS = ROOT / "checkpoints"
 SHIPPED = {"reversi": CHECKPOINTS / "reversi.zip",
@@ -58,7 +61,7 @@ def test_metadata_names_game_board_and_observation() -> None:
     assert metadata["env_kwargs"] == {"rows": 6, "columns": 7, "connect": 4}
     assert metadata["observation_shape"] == [2, 6, 7]
     assert metadata["n_actions"] == 7
-    assert metadata["format_version"] == checkpoint.FORMAT_VERSION
+    assert metadata["format_version"] == FORMAT_VERSION
     assert metadata["policy"]["features_extractor"] == "BoardCNN"
     assert read_metadata(SHIPPED["reversi"])["policy"] == {
         "class": "TowerPolicy", "channels": 64, "blocks": 6, "hidden": 128}
@@ -84,26 +87,20 @@ def test_stable_baselines3_takes_the_weights_without_unpickling() -> None:
     from sb3_contrib import MaskablePPO
 
     metadata = read_metadata(SHIPPED["tictactoe"])
-    policy_class, kwargs = checkpoint.policy_arguments(metadata["policy"], "shipped")
+    policy_class, kwargs = policy_arguments(metadata["policy"], "shipped")
     model = MaskablePPO(policy_class, gym.make("TicTacToe-v0"), policy_kwargs=kwargs, n_steps=8)
     model.set_parameters(str(SHIPPED["tictactoe"]))
     network, _ = load_network(SHIPPED["tictactoe"])
     boards = np.stack([tictactoe.observation(tictactoe.initial_state())] * 2)
     masks = np.ones((2, 9), dtype=bool)
-    assert np.array_equal(checkpoint.masked_logits(model.policy, boards, masks),
-                          checkpoint.masked_logits(network, boards, masks))
+    assert np.array_equal(masked_logits(model.policy, boards, masks),
+                          masked_logits(network, boards, masks))
 
 
 def rewrite_record(source: Path, target: Path, change: dict[str, object]) -> Path:
     """A copy of ``source`` whose architecture record has ``change`` applied."""
-    with zipfile.ZipFile(source) as archive:
-        entries = {name: archive.read(name) for name in archive.namelist()}
-    record = json.loads(entries["boardgym.json"])
-    record["policy"].update(change)
-    entries["boardgym.json"] = json.dumps(record).encode()
-    with zipfile.ZipFile(target, "w") as archive:
-        for name, data in entries.items():
-            archive.writestr(name, data)
+    shutil.copy(source, target)
+    rewrite_policy_record(target, change)
     return target
 
 
@@ -159,20 +156,20 @@ def test_the_old_pickled_format_is_refused_and_converts_when_trusted(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     old = tmp_path / "old.zip"
     model = old_format_checkpoint(old)
-    with pytest.raises(CheckpointError, match=r"python -m boardgym\.agents\.policy convert"):
+    with pytest.raises(CheckpointError, match=r"python -m boardgym\.agents\.ppo\.convert OLD"):
         agents.make("tictactoe", str(old))
     new = tmp_path / "new.zip"
-    assert checkpoint.main(["convert", str(old), str(new)]) == 0
+    assert convert.main([str(old), str(new)]) == 0
     assert "plays as" in capsys.readouterr().out
     network, metadata = load_network(new)
     assert metadata["policy"]["class"] == "MaskableActorCriticPolicy"
     boards = np.stack([tictactoe.observation(tictactoe.initial_state())])
     masks = np.ones((1, 9), dtype=bool)
-    assert np.array_equal(checkpoint.masked_logits(network, boards, masks),
-                          checkpoint.masked_logits(model.policy, boards, masks))  # type: ignore[attr-defined]
+    assert np.array_equal(masked_logits(network, boards, masks),
+                          masked_logits(model.policy, boards, masks))  # type: ignore[attr-defined]
     assert set(read_tensors(new, "policy.optimizer.pth")) == {"state", "param_groups"}
     with pytest.raises(SystemExit) as exit_info:
-        checkpoint.main(["convert", str(new), str(tmp_path / "again.zip")])
+        convert.main([str(new), str(tmp_path / "again.zip")])
     assert exit_info.value.code == 2
     assert "already in format 2" in capsys.readouterr().err
 
@@ -180,12 +177,12 @@ def test_the_old_pickled_format_is_refused_and_converts_when_trusted(
 def test_writes_are_atomic_and_leave_no_temporary_file(tmp_path: Path) -> None:
     network, metadata = load_network(SHIPPED["tictactoe"])
     target = tmp_path / "copy.zip"
-    checkpoint.write_checkpoint(target, network, "tictactoe", {}, metadata["num_timesteps"])
+    write_checkpoint(target, network, "tictactoe", {}, metadata["num_timesteps"])
     assert [p.name for p in tmp_path.iterdir()] == ["copy.zip"]
     before = target.read_bytes()
     network.activation_fn = torch.nn.Hardtanh  # off the allow-list: nothing is written
     with pytest.raises(ValueError, match="cannot name the activation"):
-        checkpoint.write_checkpoint(target, network, "tictactoe", {}, 0)
+        write_checkpoint(target, network, "tictactoe", {}, 0)
     assert target.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["copy.zip"]
 
 
@@ -247,8 +244,8 @@ def test_checkpoint_of_another_game_is_refused() -> None:
     with pytest.raises(CheckpointError, match="trained for 'reversi'"):
         gym.make("FourInARow-v0", opponent=str(SHIPPED["reversi"]))
     with pytest.raises(CheckpointError, match="trained for 'four_in_a_row'"):
-        checkpoint.load_network(SHIPPED["four_in_a_row"], "tictactoe")
-    network, metadata = checkpoint.load_network(SHIPPED["tictactoe"], "tic_tac_toe")
+        load_network(SHIPPED["four_in_a_row"], "tictactoe")
+    network, metadata = load_network(SHIPPED["tictactoe"], "tic_tac_toe")
     assert metadata["game"] == "tictactoe" and not network.training
 
 
@@ -341,7 +338,7 @@ def test_a_checkpoints_batched_twin_plays_its_moves_in_all_games_at_once(game: s
     greedy = agents.make(game, path)
     expected = [greedy.act(unbatch(batch, i), rng) for i in range(len(states))]
     assert twin.act(batch, np.zeros(len(states), dtype=np.uint64)).tolist() == expected
-    sampler = checkpoint.load_policy(path, game, stochastic=True).batched()
+    sampler = load_policy(path, game, stochastic=True).batched()
     draws = np.random.default_rng(1).integers(0, 2**63, len(states), dtype=np.uint64) * 2
     picked = sampler.act(batch, draws)
     masks = record.rules.legal_mask(batch)

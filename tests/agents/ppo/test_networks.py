@@ -16,22 +16,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from boardgym.agents.checkpoint import CheckpointError
 from boardgym.agents.layers import board_symmetries
-from boardgym.agents.networks import (
-    MAX_MEMBERS,
-    AveragedPolicy,
+from boardgym.agents.ppo.planes import (
     BoardCNN,
-    EnsemblePolicy,
-    SymmetricPolicy,
-    action_logits,
     landing_features,
-    logits_and_values,
-    members_of,
     parity_plane,
     threat_planes,
     window_counts,
 )
-from boardgym.agents.policy import CheckpointError, load_network, masked_logits, write_checkpoint
+from boardgym.agents.ppo.policies import (
+    MAX_MEMBERS,
+    AveragedPolicy,
+    EnsemblePolicy,
+    SymmetricPolicy,
+    action_logits,
+    logits_and_values,
+    members_of,
+)
+from boardgym.agents.ppo.policy import load_network, masked_logits, write_checkpoint
 from boardgym.envs.games import GAMES, four_in_a_row, reversi, tictactoe
 from tests.boards import random_position
 from tests.records import rewrite_policy_record
