@@ -20,6 +20,8 @@ from boardgym.train.common.config import RunConfig, check_opening_plies, check_r
 
 NETWORK_KEYS = ("channels", "blocks", "hidden")
 """The keys that size the network (None: the game's ``Game.network``)."""
+SEARCH = SearchConfig()
+"""The search's own defaults, the defaults of the self-play search keys."""
 
 
 @dataclass
@@ -55,19 +57,19 @@ class AzConfig(RunConfig):
     # -- self-play -------------------------------------------------------------------------
     games_per_iteration: int = 64
     """Self-play games per iteration, all played at once (the search batch)."""
-    simulations: int = 32
+    simulations: int = SEARCH.simulations
     """Search simulations per self-play move."""
-    method: str = "gumbel"
+    method: str = SEARCH.method
     """``"gumbel"`` or ``"puct"`` (``agents.az.search``)."""
-    considered: int = 16
+    considered: int = SEARCH.considered
     """Gumbel: root actions sequential halving starts with."""
-    gumbel_scale: float = 1.0
+    gumbel_scale: float = SEARCH.gumbel_scale
     """Gumbel: the root noise's scale (exploration in self-play)."""
-    c_puct: float = 1.25
+    c_puct: float = SEARCH.c_puct
     """PUCT's exploration constant."""
-    dirichlet_alpha: float = 0.3
+    dirichlet_alpha: float = SEARCH.dirichlet_alpha
     """PUCT's root Dirichlet noise concentration."""
-    dirichlet_fraction: float = 0.25
+    dirichlet_fraction: float = SEARCH.dirichlet_fraction
     """PUCT's share of the root noise in the root priors."""
     temperature_moves: int = 8
     """PUCT: the first moves of each game are sampled from the visit distribution (later
