@@ -57,7 +57,7 @@ import yaml
 from boardgym.envs.games import canonical_name
 from boardgym.train.common.backends import Backend, connect, require_ray
 from boardgym.train.common.commands import CommandParser, game_names, int_at_least, one_line
-from boardgym.train.common.config import HYPERPARAMS_DIR, read_yaml
+from boardgym.train.common.config import read_yaml
 from boardgym.train.common.runs import CONFIG_FILE, RUNS_DIR, record_command, run_folder_name
 from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
 
@@ -274,7 +274,7 @@ def plan(game: str, path: Path | None, sets: Sequence[str]) -> Plan:
             names the fix).
     """
     game = canonical_name(game)
-    source = path or HYPERPARAMS_DIR / f"{game}.yaml"
+    source = path or TrainConfig.default_file(game)
     base = read_yaml(source)
     spec = base.pop(SEARCH_KEY, None)
     if spec is None:
