@@ -53,16 +53,13 @@ from boardgym.train.az.replay import ReplayBuffer
 from boardgym.train.az.selfplay import self_play
 from boardgym.train.common.commands import progress_bar
 from boardgym.train.common.runs import (
-    CHECKPOINTS,
-    CONFIG_FILE,
     EVAL_FILE,
-    LAST,
     TENSORBOARD_DIR,
     check_train_state,
+    checkpoint_file,
     last_checkpoint,
     new_run_folder,
-    resumed_config,
-    save_config,
+    open_run_folder,
     set_torch_rng,
     torch_rng_text,
     write_json,
@@ -114,12 +111,12 @@ class AzRun:
     @property
     def last(self) -> Path:
         """The latest checkpoint, with everything ``--resume`` needs."""
-        return self.directory / CHECKPOINTS / LAST
+        return checkpoint_file(self.directory)
 
     @property
     def model(self) -> Path:
         """The latest network alone: the file to ship and play."""
-        return self.directory / CHECKPOINTS / MODEL
+        return checkpoint_file(self.directory, MODEL)
 
     def record(self) -> dict[str, Any]:
         """The ``az.json`` record of the learner now."""
@@ -162,10 +159,7 @@ def open_run(directory: Path, overrides: dict[str, Any], game: str | None) -> Az
         ValueError: not an az run folder, no checkpoint, another game, a fixed key changed.
         CheckpointError: a checkpoint that cannot be resumed.
     """
-    config = resumed_config(AzConfig, directory, overrides, game, "az", ALGO)
-    run = resumed(config, directory)
-    save_config(config, directory / CONFIG_FILE)
-    return run
+    return open_run_folder(AzConfig, directory, overrides, game, ("az", ALGO), resumed)
 
 
 def resumed(config: AzConfig, directory: Path) -> AzRun:
@@ -304,7 +298,7 @@ def evaluation(run: AzRun, record: Game, positions: list[Position], logs: Logs) 
                                for spec, rate in result[f"{key}s"].items()}, "eval")
     logs.write(run.positions, {key: value for key, value in result["quality"].items()
                                if key != "positions"}, "eval/quality")
-    write_checkpoint(run.directory / CHECKPOINTS / f"iter_{run.iteration}.zip", run.net,
+    write_checkpoint(checkpoint_file(run.directory, f"iter_{run.iteration}.zip"), run.net,
                      run.record())
     print(f"[iteration {run.iteration:>4}, {run.positions:>8} positions, "
           f"{run.elapsed:6.0f} s] {summary(result)}", flush=True)

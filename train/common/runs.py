@@ -8,7 +8,7 @@ file is written atomically (a temporary file in the same folder, then a rename),
 process killed at any moment leaves the old file or the new one, never half of one. A
 command that fails before a new run's first checkpoint removes its folder
 (``removed_on_error``); a resumed run may change only its config's ``RESUMABLE_KEYS``
-(``resumed_config``).
+(``open_run_folder``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 import shlex
 import shutil
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -39,6 +39,7 @@ EVAL_FILE = "eval.json"
 """The run's evaluation records, a JSON list (``boardgym plot`` reads it)."""
 
 C = TypeVar("C", bound=RunConfig)
+T = TypeVar("T")
 
 
 # -- atomic writes ---------------------------------------------------------------------------
@@ -129,6 +130,32 @@ def removed_on_error(run: R, fresh: bool) -> Iterator[R]:
 
 # -- resumed runs ----------------------------------------------------------------------------
 
+def open_run_folder(kind: type[C], directory: Path, overrides: dict[str, Any],
+                    game: str | None, names: tuple[str, str],
+                    resume: Callable[[C, Path], T]) -> T:
+    """The run in ``directory``, resumed: its config with ``overrides`` (``resumed_config``),
+    then ``resume(config, directory)``, the trainer's reading of its checkpoint. Everything
+    is checked before anything is written: ``config.yaml`` is rewritten only once both
+    succeeded.
+
+    Args:
+        kind: the trainer's config class.
+        directory: the run folder.
+        overrides: config keys given on the command line.
+        game: the game named on the command line, if any (it must be the run's).
+        names: the trainer's subcommand and folder tag (``resumed_config``).
+        resume: the trainer's run from its config and folder (``last_checkpoint`` finds
+            the checkpoint).
+
+    Raises:
+        ValueError: as ``resumed_config``, and whatever ``resume`` raises.
+    """
+    config = resumed_config(kind, directory, overrides, game, *names)
+    run = resume(config, directory)
+    save_config(config, directory / CONFIG_FILE)
+    return run
+
+
 def resumed_config(kind: type[C], directory: Path, overrides: dict[str, Any],
                    game: str | None, command: str, algo: str) -> C:
     """The config a resume of the run in ``directory`` continues with: its ``config.yaml``
@@ -181,13 +208,18 @@ def check_resume(saved: RunConfig, config: RunConfig, game: str | None) -> None:
                          "to change the others)")
 
 
+def checkpoint_file(directory: Path, name: str = LAST) -> Path:
+    """The checkpoint ``name`` of the run in ``directory`` (default: ``last.zip``)."""
+    return directory / CHECKPOINTS / name
+
+
 def last_checkpoint(directory: Path) -> Path:
     """The run's ``checkpoints/last.zip``.
 
     Raises:
         ValueError: the run has no checkpoint yet.
     """
-    last = directory / CHECKPOINTS / LAST
+    last = checkpoint_file(directory)
     if not last.is_file():
         raise ValueError(f"{directory} has no checkpoint yet ({last}); start a new run instead")
     return last

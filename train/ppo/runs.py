@@ -24,15 +24,12 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from boardgym.agents.checkpoint import OPTIMIZER_ENTRY, TRAIN_STATE_ENTRY, read_entry, read_tensors
 from boardgym.agents.ppo.policy import load_network, model_counters, write_checkpoint
 from boardgym.train.common.runs import (
-    CHECKPOINTS,
-    CONFIG_FILE,
-    LAST,
     TENSORBOARD_DIR,
     check_train_state,
+    checkpoint_file,
     last_checkpoint,
     new_run_folder,
-    resumed_config,
-    save_config,
+    open_run_folder,
     set_torch_rng,
     torch_rng_text,
 )
@@ -204,20 +201,20 @@ class Run:
     @property
     def last(self) -> Path:
         """The latest checkpoint."""
-        return self.directory / CHECKPOINTS / LAST
+        return checkpoint_file(self.directory)
 
     @property
     def start(self) -> Path:
         """The policy as PPO started, kept by a run that pretrains or has ``teacher:
         pretrained`` (whose anchor a resume reads from here)."""
-        return self.directory / CHECKPOINTS / START
+        return checkpoint_file(self.directory, START)
 
     @property
     def best(self) -> Path:
         """The checkpoint of the best evaluation: the best quality score on the selection
         positions (ties: the best win score) when the run judges quality, else the best
         mean of win rate - loss rate (see ``selection``, ``best.json``)."""
-        return self.directory / CHECKPOINTS / BEST
+        return checkpoint_file(self.directory, BEST)
 
     @property
     def best_record(self) -> Path:
@@ -264,10 +261,19 @@ def open_run(directory: Path, overrides: dict[str, Any],
         ValueError: not a run folder, no checkpoint yet, another game, or an override that
             cannot change on resume (the message says what to do).
     """
-    config = resumed_config(TrainConfig, directory, overrides, game, "train", ALGO)
+    return open_run_folder(TrainConfig, directory, overrides, game, ("train", ALGO),
+                           resumed_run)
+
+
+def resumed_run(config: TrainConfig, directory: Path) -> tuple[Run, dict[str, Any]]:
+    """The run of ``directory``'s ``last.zip`` with ``config``, and its training state.
+
+    Raises:
+        ValueError: no checkpoint yet.
+        FileNotFoundError, CheckpointError: a checkpoint that cannot be resumed.
+    """
     state = read_resume_state(last_checkpoint(directory), config.game)
     pool = OpponentPool.from_dict(config.game, state["pool"])
-    save_config(config, directory / CONFIG_FILE)
     run = Run(config, directory, pool, state["history"], state["elapsed"],
               Selection.from_state(state), algo=state["algo"])
     return run, state

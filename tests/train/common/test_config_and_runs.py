@@ -16,6 +16,7 @@ from boardgym.train.common.runs import (
     CONFIG_FILE,
     last_checkpoint,
     new_run_folder,
+    open_run_folder,
     removed_on_error,
     resumed_config,
     set_torch_rng,
@@ -105,6 +106,22 @@ def test_a_resume_changes_only_the_resumable_keys(tmp_path: Path) -> None:
         resumed_config(SketchConfig, tmp_path, {}, None, "sketch", "sketch")
     with pytest.raises(ValueError, match="has no checkpoint yet"):
         last_checkpoint(directory)
+
+
+def test_a_resume_rewrites_the_config_only_once_the_checkpoint_is_read(tmp_path: Path) -> None:
+    directory = new_run_folder(SketchConfig("tictactoe", steps=5), tmp_path, "sketch")
+
+    def unreadable(config: SketchConfig, folder: Path) -> None:
+        last_checkpoint(folder)
+
+    with pytest.raises(ValueError, match="has no checkpoint yet"):
+        open_run_folder(SketchConfig, directory, {"steps": 9}, None, ("sketch", "sketch"),
+                        unreadable)
+    assert yaml.safe_load((directory / CONFIG_FILE).read_text())["steps"] == 5
+    resumed = open_run_folder(SketchConfig, directory, {"steps": 9}, None, ("sketch", "sketch"),
+                              lambda config, folder: (config, folder))
+    assert resumed == (SketchConfig("tictactoe", steps=9), directory)
+    assert yaml.safe_load((directory / CONFIG_FILE).read_text())["steps"] == 9
 
 
 @dataclass
