@@ -25,13 +25,15 @@ An opening is a tuple of actions from the game's start position, applied with th
 - a suite file: opening ``k`` is line ``k`` (wrapping around when the match needs more
   openings than the file has). One opening per line: its actions by name (the game's
   ``action_name``, e.g. ``f5``), separated by commas; a tab and anything after it (the score)
-  and lines starting with ``#`` are ignored.
+  and lines starting with ``#`` are ignored. ``shipped:NAME`` names a suite shipped in the
+  package (``SUITES``), from any folder: ``shipped:reversi_8ply``, 200 balanced 8-ply Reversi
+  openings.
 
 The suite command keeps random openings that the project's own search scores near even
 (in the spirit of the XOT Reversi openings)::
 
     python -m boardgym.train.match.openings reversi --plies 8 --count 200 --seed 0 \\
-        --out docs/openings/reversi_8ply.txt
+        --out train/match/data/reversi_8ply.txt
 
 Candidate ``i`` draws its plies from ``np.random.default_rng([S, i, OPENING_STREAM])``; it is
 kept when it is fair (above), not a repeat of a kept position, and ``alphabeta:D``'s search
@@ -52,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from boardgym import agents
+from boardgym.agents import shipped
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.common.commands import CommandParser, game_names, int_at_least
@@ -64,6 +67,8 @@ MAX_ATTEMPTS = 1000
 """Draws of one random opening before giving up (too many plies for the game)."""
 SOLVER_BUDGET = 100_000
 """Positions the four-in-a-row solver may visit to prove an opening decided."""
+SUITES = shipped.Kind("opening suite", "boardgym.train.match", "data", (".txt",))
+"""The shipped opening suites (``shipped:NAME``), in this package's ``data/``."""
 MOVE_SEPARATOR = ","
 FIELD_SEPARATOR = "\t"
 COMMENT = "#"
@@ -247,18 +252,22 @@ def parse_suite(record: Game, text: str, config: dict[str, Any] | None = None,
     return tuple(openings)
 
 
-def load_suite(record: Game, path: Path, config: dict[str, Any] | None = None
+def load_suite(record: Game, path: str | Path, config: dict[str, Any] | None = None
                ) -> tuple[Opening, ...]:
-    """The openings of the suite file at ``path`` (see ``parse_suite``).
+    """The openings of the suite file at ``path``, or of the shipped suite ``shipped:NAME``
+    (see ``parse_suite``).
 
     Raises:
-        ValueError: the file cannot be read, or ``parse_suite`` refuses it.
+        ValueError: the file cannot be read (the message says where it was looked for and
+            lists the shipped suites), or ``parse_suite`` refuses it.
     """
     try:
-        text = path.read_text()
+        text = shipped.resolve(path, SUITES).read_text(encoding="utf-8")
     except OSError as error:
-        raise ValueError(f"cannot read the opening suite {path} ({error.strerror}); give a "
-                         "number of plies or an existing file") from None
+        why = error if shipped.is_shipped(path) else \
+            f"{error.strerror}: {shipped.missing(path, SUITES)}"
+        raise ValueError(f"cannot read the opening suite {path} ({why}); give a number of "
+                         "plies or an existing file") from None
     return parse_suite(record, text, config, str(path))
 
 
@@ -314,7 +323,7 @@ def openings_from(spec: str, game: str, seed: int,
             raise ValueError(f"--openings must be a number of plies >= 1 or a suite file, "
                              f"got {spec}")
         return Openings(record.name, plies, seed, options)
-    return Openings(record.name, 0, seed, options, load_suite(record, Path(spec), config), spec)
+    return Openings(record.name, 0, seed, options, load_suite(record, spec, config), spec)
 
 
 # -- the suite command ------------------------------------------------------------------------

@@ -28,7 +28,7 @@ An ensemble (``members: N``, ``agents.ppo.policies.EnsemblePolicy``) pretrains e
 turn on the same loss with its own optimizer and minibatch order: separately trained
 networks err apart, which their mean then averages out.
 
-Positions of the game's shipped labelled set (``tests/data/GAME.jsonl``: what ``boardgym
+Positions of the game's shipped labelled set (``shipped:GAME``: what ``boardgym
 quality`` and ``eval_quality`` judge) and of ``eval_quality_positions`` are dropped, so a run
 never trains on the positions it is judged on.
 """
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -45,6 +44,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 
+from boardgym.agents import shipped
 from boardgym.agents.az.network import Symmetries
 from boardgym.agents.checkpoint import board_kwargs
 from boardgym.agents.ppo.policies import members_of
@@ -53,6 +53,7 @@ from boardgym.envs.games.core import Rules
 from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.teacher import Targets, as_targets, distil
 from boardgym.train.quality.agreement import (
+    POSITION_SETS,
     Position,
     check_board,
     default_positions,
@@ -81,10 +82,10 @@ def training_positions(config: TrainConfig) -> list[Label]:
     record = game_record(config.game)
     path = config.pretrain_positions
     assert path is not None
-    labelled_file(path, "pretrain_positions", record)
+    source = labelled_file(path, "pretrain_positions", record)
     try:
-        labels: list[Label] = [*load_moves(path, record)] if is_move_set(path) \
-            else [*load_positions(path, record)]
+        labels: list[Label] = [*load_moves(source, record)] if is_move_set(source) \
+            else [*load_positions(source, record)]
     except ValueError as error:
         raise ValueError(f"pretrain_positions: {error}; write the file with boardgym "
                          "positions") from None
@@ -93,7 +94,7 @@ def training_positions(config: TrainConfig) -> list[Label]:
                 "board; this run's board differs: --set pretrain_positions=null")
     judges = [default_positions(record)]
     if config.eval_quality_positions is not None:
-        judges.append(Path(config.eval_quality_positions))
+        judges.append(shipped.resolve(config.eval_quality_positions, POSITION_SETS))
     judged = {position.text for source in judges if source.is_file()
               for position in load_positions(source, record)}
     kept = [label for label in labels if label.text not in judged]

@@ -1,7 +1,7 @@
 """Play quality judged by exact solvers (``boardgym quality``).
 
 Each player is asked for a move (``act(state, rng)``) in every position of a labelled set
-(``boardgym positions``; the shipped sets are ``tests/data/GAME.jsonl``), and its move is
+(``boardgym positions``; the shipped sets are ``shipped:NAME``, ``POSITION_SETS``), and its move is
 compared with the exact values of all the legal moves there:
 
 - *outcome kept*: the move's outcome class (win / draw / loss: the sign of its value) is the
@@ -27,18 +27,19 @@ report part, so the reported figures were not used to choose the weights.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import numpy as np
 
 from boardgym import agents
-from boardgym.agents import Agent
+from boardgym.agents import Agent, shipped
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.common.backends import (
@@ -62,8 +63,13 @@ from boardgym.train.quality.report import Quality, table, write_png
 
 T = TypeVar("T")
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
-"""Where the shipped labelled sets live (a source checkout)."""
+POSITION_SETS = shipped.Kind("position set", "boardgym.train.quality", "data",
+                             (".jsonl", ".jsonl.gz"))
+"""The shipped labelled sets, ``shipped:NAME`` wherever a set is read: each game's own
+(``GAME``: what ``boardgym quality`` judges by default) and the four-in-a-row pretraining and
+judging sets, in this package's ``data/`` (``data/README.md`` says how each was made)."""
+GZIP_SUFFIX = ".gz"
+"""The ending of a gzip-compressed set, read as its plain text."""
 PERCENT = 100
 CHUNK_POSITIONS = 50
 """Positions per task handed to a worker process (or a Ray task)."""
@@ -111,23 +117,39 @@ class Position:
 
 
 def default_positions(record: Game) -> Path:
-    """The shipped set of a game: ``tests/data/GAME.jsonl`` of the source checkout."""
-    return DATA_DIR / f"{record.name}.jsonl"
+    """The shipped set of a game (``shipped:GAME``); where it would be for a game that ships
+    none (a game added with ``register_game``), so that reading it says how to make one."""
+    return POSITION_SETS.path(record.name)
+
+
+def open_text(path: str | Path) -> TextIO:
+    """The UTF-8 text file at ``path`` open for reading, decompressed as it is read when its
+    name ends in ``.gz``."""
+    if Path(path).suffix == GZIP_SUFFIX:
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
 
 
 def read_items(source: Path, parse: Callable[[Any], T], what: str, missing: str) -> list[T]:
-    """``parse`` of each line's JSON value of the JSONL file ``source``, in order.
+    """``parse`` of each line's JSON value of the JSONL file ``source`` (gzip-compressed
+    when its name ends in ``.gz``), in order.
 
     Raises:
-        ValueError: no such file (the message is ``missing``, which says how to make one); a
-            line that is not JSON or that ``parse`` refuses (ValueError, KeyError,
+        ValueError: no such file (the message is ``missing``, which says how to make one), a
+            file that does not read or decompress: ``SOURCE: unreadable (why)``; a line
+            that is not JSON or that ``parse`` refuses (ValueError, KeyError,
             TypeError, AttributeError): ``SOURCE:LINE: not WHAT (why)``; a file without
             lines: ``SOURCE: empty``.
     """
     if not source.is_file():
         raise ValueError(missing)
     items = []
-    for number, text in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+    try:
+        with open_text(source) as stream:
+            lines = stream.read().splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        raise ValueError(f"{source}: unreadable ({error})") from None
+    for number, text in enumerate(lines, start=1):
         try:
             items.append(parse(json.loads(text)))
         except (ValueError, KeyError, TypeError, AttributeError) as error:
@@ -138,14 +160,15 @@ def read_items(source: Path, parse: Callable[[Any], T], what: str, missing: str)
 
 
 def load_positions(path: str | Path, record: Game) -> list[Position]:
-    """The labelled positions of a JSONL file, each checked to parse as ``record``'s game
-    and to have a move.
+    """The labelled positions of a JSONL file (``path``, or ``shipped:NAME``: a shipped set),
+    each checked to parse as ``record``'s game and to have a move.
 
     Raises:
         ValueError: a missing or empty file, or a line that is not a labelled position of
             this game (the message names the line).
+        FileNotFoundError: ``shipped:NAME`` of no shipped set (the message lists them).
     """
-    source = Path(path)
+    source = shipped.resolve(path, POSITION_SETS)
 
     def position(item: Any) -> Position:
         record.rules.parse(item["position"])
@@ -154,9 +177,10 @@ def load_positions(path: str | Path, record: Game) -> list[Position]:
             raise ValueError("a position without moves")
         return Position(item["position"], values)
 
+    looked = shipped.missing(source, POSITION_SETS)
     return read_items(source, position, f"a labelled {record.name} position",
-                      f"no position file {str(source)!r}: make one with boardgym positions "
-                      f"{record.name} --out FILE, or pass --positions FILE")
+                      f"no position file {str(source)!r} ({looked}): make one with boardgym "
+                      f"positions {record.name} --out FILE, or pass --positions FILE")
 
 
 def part_of(position: Position) -> str:
@@ -213,16 +237,22 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
 
 
 def labelled_file(path: str | Path, key: str, record: Game) -> Path:
-    """``path`` (the config key ``key``'s labelled set) when a file is there.
+    """The file of the config key ``key``'s labelled set ``path`` (or ``shipped:NAME``: a
+    shipped set) when a file is there.
 
     Raises:
-        ValueError: no such file (the message says how to make one, or to unset ``key``).
+        ValueError: no such file, or no such shipped set (the message says how to make one,
+            or to unset ``key``).
     """
-    source = Path(path)
+    try:
+        source = shipped.resolve(path, POSITION_SETS)
+    except FileNotFoundError as error:
+        raise ValueError(f"{key}: {error}") from None
     if not source.is_file():
-        raise ValueError(f"{key}: no file {str(source)!r}; label positions with boardgym "
-                         f"positions {record.name} --count N --seed S --out FILE (or --set "
-                         f"{key}=null)")
+        looked = shipped.missing(source, POSITION_SETS)
+        raise ValueError(f"{key}: no file {str(source)!r} ({looked}); label positions with "
+                         f"boardgym positions {record.name} --count N --seed S --out FILE (or "
+                         f"--set {key}=null)")
     return source
 
 
@@ -336,7 +366,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="players: built-in names (perfect, solver, lookahead:2, ...) or "
                              "checkpoint paths")
     parser.add_argument("--positions", metavar="FILE",
-                        help="labelled positions (default: tests/data/GAME.jsonl)")
+                        help="labelled positions: a file or shipped:NAME, a shipped set "
+                             "(default: shipped:GAME, the game's own)")
     parser.add_argument("--part", choices=PARTS, default=ALL,
                         help="judge the whole set (all, default), or only its held-apart "
                              "report or selection part (split by a stable hash of each "

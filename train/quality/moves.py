@@ -32,7 +32,7 @@ from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.common.backends import Backend, connect, first_distinct, flat_map, task_ranges
 from boardgym.train.common.commands import check_at_least
-from boardgym.train.quality.agreement import read_items
+from boardgym.train.quality.agreement import open_text, read_items
 
 OPENING_PLIES = 10
 """The most uniformly random plies a game of a move set opens with."""
@@ -60,9 +60,10 @@ class MoveLabel:
 
 
 def is_move_set(path: str | Path) -> bool:
-    """True when the first line of the JSONL file ``path`` is a move label (``"move"``),
-    False for an exactly labelled set (``"moves"``) or anything else."""
-    with Path(path).open(encoding="utf-8") as source:
+    """True when the first line of the JSONL file ``path`` (gzip-compressed when its name
+    ends in ``.gz``) is a move label (``"move"``), False for an exactly labelled set
+    (``"moves"``) or anything else."""
+    with open_text(path) as source:
         first = source.readline()
     try:
         item = json.loads(first)

@@ -119,7 +119,7 @@ def _reversi_values(state: Any, max_nodes: int) -> Values:
 
 FOUR_IN_A_ROW_STONES = (10, 34)
 """Discs of the four-in-a-row samples. Positions with 10 or 11 discs often need more than
-the default budget and are then skipped (see ``tests/data/README.md``)."""
+the default budget and are then skipped (see ``train/quality/data/README.md``)."""
 REVERSI_EMPTIES = (14, 20)
 """Empty squares of the Reversi endgames (with 20 empties a position takes a few seconds to
 label: every legal move is solved)."""

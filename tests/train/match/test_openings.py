@@ -12,6 +12,7 @@ from boardgym.agents.tictactoe import move_values
 from boardgym.envs.games import game
 from boardgym.train.match import openings
 from boardgym.train.match.openings import (
+    SUITES,
     balanced_openings,
     load_suite,
     openings_from,
@@ -19,9 +20,8 @@ from boardgym.train.match.openings import (
     random_opening,
     replay,
 )
-from tests.paths import ROOT
 
-SUITE = ROOT / "docs" / "openings" / "reversi_8ply.txt"
+SUITE = SUITES.file("reversi_8ply")
 SMALL_BOARD = {"rows": 4, "columns": 5, "connect": 4}
 """A four-in-a-row board small enough for the solver to settle every opening in its budget."""
 COUNT = 12
@@ -112,3 +112,16 @@ def test_bad_openings_values() -> None:
         openings_from("0", "reversi", 0)
     with pytest.raises(ValueError, match="cannot read the opening suite"):
         openings_from("no/such/suite.txt", "reversi", 0)
+
+
+def test_a_shipped_suite_by_name_from_any_folder(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = openings_from("shipped:reversi_8ply", "reversi", 0)
+    assert source.suite == load_suite(game("reversi"), SUITE)
+    assert source.json_value() == "shipped:reversi_8ply"
+    with pytest.raises(ValueError, match=r"no shipped opening suite 'nothing'.*reversi_8ply"):
+        openings_from("shipped:nothing", "reversi", 0)
+    with pytest.raises(ValueError, match=re.escape(f"no file {tmp_path / 'reversi_8ply.txt'}; "
+                                                   "shipped:reversi_8ply is the shipped")):
+        openings_from("reversi_8ply.txt", "reversi", 0)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,26 +18,26 @@ from boardgym.train.common.backends import Backend
 from boardgym.train.quality import agreement as quality_command
 from boardgym.train.quality import positions as positions_command
 from boardgym.train.quality.agreement import (
+    POSITION_SETS,
     Position,
     default_positions,
     judge,
+    labelled_file,
     load_positions,
     part_of,
     selection_positions,
     split,
 )
 from boardgym.train.quality.positions import LABELLERS, position_lines, stones
-from tests.paths import ROOT
 
-DATA = ROOT / "tests" / "data"
 TICTACTOE_LIVE_POSITIONS = 4520
 """Reachable tic-tac-toe positions that are not over (5,478 legal positions, 958 finished)."""
 SEED = 0
-"""The seed the shipped sets were made with (tests/data/README.md)."""
+"""The seed the shipped sets were made with (train/quality/data/README.md)."""
 
 
 def shipped(game: str) -> list[str]:
-    return (DATA / f"{game}.jsonl").read_text(encoding="utf-8").splitlines()
+    return default_positions(game_record(game)).read_text(encoding="utf-8").splitlines()
 
 
 # -- the sets ----------------------------------------------------------------------------------
@@ -96,7 +98,7 @@ class WorstPlayer:
 
 @pytest.fixture(scope="module")
 def tictactoe_positions() -> list[quality_command.Position]:
-    return load_positions(DATA / "tictactoe.jsonl", game_record("tictactoe"))
+    return load_positions("shipped:tictactoe", game_record("tictactoe"))
 
 
 def test_perfect_play_scores_full_marks(tictactoe_positions) -> None:  # type: ignore[no-untyped-def]
@@ -114,7 +116,7 @@ def test_bad_players_score_lower(tictactoe_positions) -> None:  # type: ignore[n
 
 
 def test_solver_plays_perfectly_on_four_in_a_row() -> None:
-    positions = load_positions(DATA / "four_in_a_row.jsonl", game_record("four_in_a_row"))
+    positions = load_positions("shipped:four_in_a_row", game_record("four_in_a_row"))
     result = judge("four_in_a_row", "solver", positions[:30])
     assert result.kept == result.decisive and result.best == result.contested > 0
 
@@ -264,3 +266,45 @@ def test_selection_positions_refuse_more_than_there_are_and_other_boards(
         selection_positions(record, 10, path=own)
     with pytest.raises(ValueError, match="board differs"):
         selection_positions(record, 10, {"rows": 5, "columns": 6})
+
+
+# -- the shipped sets, by name ------------------------------------------------------------------
+
+
+def test_shipped_sets_are_named_by_their_stem_and_read_from_any_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert {"tictactoe", "reversi", "four_in_a_row", "four_in_a_row_solved",
+            "four_in_a_row_selection"} <= set(POSITION_SETS.names())
+    record = game_record("four_in_a_row")
+    assert default_positions(record) == POSITION_SETS.file("four_in_a_row")
+    solved = POSITION_SETS.file("four_in_a_row_solved")
+    assert solved.name.endswith(".jsonl.gz")
+    assert len(load_positions("shipped:four_in_a_row_solved", record)) == 89_590
+    assert labelled_file("shipped:four_in_a_row_selection", "key", record).is_file()
+
+
+def test_a_gzip_set_reads_as_its_plain_text(tmp_path: Path) -> None:
+    record = game_record("tictactoe")
+    text = "".join(shipped("tictactoe")[i] + "\n" for i in range(5))
+    (tmp_path / "set.jsonl.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    (tmp_path / "set.jsonl").write_text(text, encoding="utf-8")
+    assert load_positions(tmp_path / "set.jsonl.gz", record) == \
+        load_positions(tmp_path / "set.jsonl", record)
+    (tmp_path / "broken.jsonl.gz").write_bytes(b"not gzip")
+    with pytest.raises(ValueError, match=r"broken\.jsonl\.gz: unreadable"):
+        load_positions(tmp_path / "broken.jsonl.gz", record)
+
+
+def test_unknown_or_missing_sets_say_where_they_looked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    record = game_record("tictactoe")
+    with pytest.raises(FileNotFoundError, match=r"no shipped position set 'nothing'; .*"
+                                                r"shipped:four_in_a_row_solved"):
+        load_positions("shipped:nothing", record)
+    with pytest.raises(ValueError, match="pretrain_positions: no shipped position set"):
+        labelled_file("shipped:nothing", "pretrain_positions", record)
+    with pytest.raises(ValueError, match=re.escape(
+            f"no file {tmp_path / 'tictactoe.jsonl'}; shipped:tictactoe is the shipped")):
+        load_positions("tictactoe.jsonl", record)
