@@ -138,6 +138,7 @@ def test_a_spec_with_an_unknown_key_is_refused(tmp_path: Path,
     assert "unknown keys ['chaep']" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_documents_cheap_tables_are_what_their_commands_print() -> None:
     """Every cheap table of the README, the docs site and the model cards, rerun now."""
     assert tables.main(["--cheap", "--check"]) == 0
