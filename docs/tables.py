@@ -225,8 +225,8 @@ FIELDS: dict[str, Callable[[Record], str]] = {
     "best": lambda r: percent(r["best_rate"], r["best_ci95"]),
     "ms_per_move": lambda r: f"{r['ms_per_move']:.3g}",
     "rank": lambda r: str(r["rank"]),
-    "elo": lambda r: f"{r['elo']:.0f}",
-    "elo_ci": lambda r: f"[{r['ci95'][0]:.0f}, {r['ci95'][1]:.0f}]",
+    "elo": lambda r: f"{r['elo']:.1f}",
+    "elo_ci": lambda r: f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]",
 }
 """How each field of a command's record is written in a table cell."""
 NUMBERS = frozenset({"games", "a_wins", "b_wins", "ties", "pairs", "distinct_games",
