@@ -32,4 +32,4 @@ bench:
 	$(PY) -m boardgym.bench.throughput
 
 evaluate:  ## the main job: the shipped Reversi checkpoint against corner_best
-	$(PY) -m boardgym evaluate reversi checkpoints/reversi.zip corner_best --games 300 --seed 0
+	$(PY) -m boardgym evaluate reversi shipped:reversi corner_best --games 300 --seed 0

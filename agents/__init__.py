@@ -7,9 +7,10 @@ module, its own players (Reversi ``corner_best``, four-in-a-row ``lookahead:N``,
 ``rules``, ...; a game's own ``alphabeta`` uses its heuristics).
 
 A spec is a player name, optionally with an argument after a colon (``lookahead:2``,
-``alphabeta:4``), or a checkpoint path: a spec with a path separator or ending in ``.zip`` or
-``.pt`` (``checkpoints/reversi.zip``). Names always win: a file called ``random`` in the
-working directory is never loaded.
+``alphabeta:4``), or a checkpoint: ``shipped:NAME``, a checkpoint shipped in the package,
+found from any folder (``shipped:reversi``; ``agents.shipped``), or a path: a spec with a
+path separator or ending in ``.zip`` or ``.pt`` (``runs/x/checkpoints/best.zip``). Names
+always win: a file called ``random`` in the working directory is never loaded.
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents import az, four_in_a_row, reversi, search, solvers, tictactoe  # noqa: F401
+from boardgym.agents import (  # noqa: F401
+    az,
+    four_in_a_row,
+    reversi,
+    search,
+    shipped,
+    solvers,
+    tictactoe,
+)
 from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
@@ -32,9 +41,10 @@ PATH_SEPARATORS = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
 
 
 def is_checkpoint_spec(spec: str) -> bool:
-    """True when ``spec`` reads as a checkpoint path: it holds a path separator or ends in
-    ``.zip`` or ``.pt``. (A built-in name wins even so: see ``make``.)"""
-    return spec.endswith(CHECKPOINT_SUFFIXES) or any(sep in spec for sep in PATH_SEPARATORS)
+    """True when ``spec`` reads as a checkpoint: ``shipped:NAME``, or a path (it holds a path
+    separator or ends in ``.zip`` or ``.pt``). (A built-in name wins even so: see ``make``.)"""
+    return shipped.is_shipped(spec) or spec.endswith(CHECKPOINT_SUFFIXES) \
+        or any(sep in spec for sep in PATH_SEPARATORS)
 
 
 def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any],
@@ -85,8 +95,9 @@ def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False,
 
     Args:
         game: a game name or alias (``"connect_four"``), or its ``Game`` record.
-        spec: a player name (``"corner_best"``, ``"lookahead:2"``), a checkpoint path, or an
-            ``Agent``, which is returned as it is.
+        spec: a player name (``"corner_best"``, ``"lookahead:2"``), a shipped checkpoint
+            (``"shipped:reversi"``), a checkpoint path, or an ``Agent``, which is returned as
+            it is.
         stochastic: a checkpoint samples its moves from the policy instead of playing the
             masked argmax (named players ignore it).
         options: the board options of the games it will play (a checkpoint is checked to fit
@@ -95,7 +106,8 @@ def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False,
     Raises:
         ValueError: unknown game or player (the message lists the names), or a bad argument
             after the colon.
-        FileNotFoundError, CheckpointError: a checkpoint path that cannot be loaded.
+        FileNotFoundError, CheckpointError: a checkpoint that cannot be loaded (no file
+            there, or no shipped checkpoint of that name: the message says which).
     """
     record = game_record(game)
     if stochastic and isinstance(spec, str) and spec.partition(":")[0] not in names(record.name) \

@@ -36,6 +36,7 @@ from typing import Any
 
 import torch
 
+from boardgym.agents import shipped
 from boardgym.envs.games import GAMES, canonical_name, rules
 from boardgym.envs.games.core import one_line
 
@@ -214,18 +215,20 @@ def pickled_format(path: str | Path) -> CheckpointError:
 
 @contextmanager
 def open_checkpoint(path: str | Path) -> Iterator[zipfile.ZipFile]:
-    """The checkpoint at ``path``, open as a zip.
+    """The checkpoint at ``path`` (or ``shipped:NAME``: a shipped checkpoint), open as a zip.
 
     Raises:
-        FileNotFoundError: no file at ``path``.
+        FileNotFoundError: no file at ``path`` (the message says where it looked, and the
+            ``shipped:`` name of a shipped checkpoint of that file name), or no shipped
+            checkpoint of that name (the message lists them).
         CheckpointError: not a readable zip.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {path} not found; train one with `boardgym "
-                                "train GAME` or use a shipped one, e.g. checkpoints/reversi.zip")
+    file = shipped.resolve(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"checkpoint {path} not found: {shipped.missing(file)} (or "
+                                "train one: `boardgym train GAME`)")
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(file) as archive:
             yield archive
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as error:
         raise CheckpointError(f"checkpoint {path} is corrupt ({one_line(str(error))}); "
@@ -274,10 +277,11 @@ def read_entry(path: str | Path, name: str) -> dict[str, Any] | None:
 
 
 def holds_entry(path: str | Path, *names: str) -> bool:
-    """True when ``path`` is a readable zip holding an entry of one of ``names``; any other
-    file, or no file, is not (nothing is read beyond the zip's directory)."""
+    """True when ``path`` (or ``shipped:NAME``) is a readable zip holding an entry of one of
+    ``names``; any other file, or no file, is not (nothing is read beyond the zip's
+    directory)."""
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(shipped.resolve(path)) as archive:
             return not set(names).isdisjoint(archive.namelist())
     except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
         return False

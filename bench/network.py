@@ -1,7 +1,7 @@
 """The pace of an az network on this CPU: a forward pass over a batch, one gradient step.
 
 ``python -m boardgym.bench.network [CHECKPOINT] [--threads 2] [--repeats 7] [--precision
-bfloat16]`` (default ``checkpoints/reversi_az.zip``, float32). Most of a training run's
+bfloat16]`` (default ``shipped:reversi_az``, float32). Most of a training run's
 time on a CPU is these two operations (a Reversi PPO run with the 64-channel tower: about
 90% in torch, by py-spy), so their times tell a slow machine from slow code: the model
 cards quote them next to a run's steps per second. The forward pass is the network alone
@@ -29,7 +29,7 @@ from boardgym.train.az.learn import losses
 from boardgym.train.az.selfplay import Samples
 from boardgym.train.common.commands import CommandParser, int_at_least
 
-DEFAULT_CHECKPOINT = Path("checkpoints/reversi_az.zip")
+DEFAULT_CHECKPOINT = Path("shipped:reversi_az")
 FORWARD_BATCH = 128
 """Boards per forward pass: the az self-play's games at once."""
 TRAIN_BATCH = 256

@@ -10,6 +10,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+HYPERPARAMS = ("reversi", "four_in_a_row", "tictactoe", "az_reversi", "az_four_in_a_row",
+               "az_tictactoe")
+SHIPPED_FILES = (("train/quality/data", "*.jsonl*"), ("train/match/data", "*.txt"),
+                 ("checkpoints", "*.zip"))
+"""The checkout's folders of files the commands read by default, and the files' pattern."""
+WHEEL_FOLDERS = {"train/quality/data": "boardgym/train/quality/data",
+                 "train/match/data": "boardgym/train/match/data",
+                 "checkpoints": "boardgym/checkpoints"}
+"""Where each lands in the wheel."""
 
 
 def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -63,8 +72,9 @@ def test_unknown_command_is_one_line_and_exit_code_2(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_wheel_holds_one_top_level_package_with_data_and_types(tmp_path: Path) -> None:
-    """Only ``boardgym/`` (and the dist-info) lands in site-packages; the hyperparameter
-    YAML files and ``py.typed`` travel with it."""
+    """Only ``boardgym/`` (and the dist-info) lands in site-packages; with it travels what
+    the commands read by default: the hyperparameter YAML files, the labelled sets, the
+    opening suites, the shipped checkpoints (not their model cards), and ``py.typed``."""
     completed = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
          "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=600)
@@ -75,8 +85,12 @@ def test_wheel_holds_one_top_level_package_with_data_and_types(tmp_path: Path) -
     assert {top for top in tops if not top.endswith(".dist-info")} == {"boardgym"}
     for expected in ("boardgym/py.typed", "boardgym/__main__.py",
                      "boardgym/envs/games/core.py", "boardgym/agents/__init__.py",
-                     "boardgym/train/cli.py", "boardgym/train/hyperparams/reversi.yaml",
-                     "boardgym/train/hyperparams/four_in_a_row.yaml",
-                     "boardgym/train/hyperparams/tictactoe.yaml"):
+                     "boardgym/agents/shipped.py", "boardgym/train/cli.py",
+                     *(f"boardgym/train/hyperparams/{name}.yaml" for name in HYPERPARAMS)):
         assert expected in names
+    for source, pattern in SHIPPED_FILES:
+        files = {f"{WHEEL_FOLDERS[source]}/{path.name}" for path in (ROOT / source).glob(pattern)}
+        assert files and files <= set(names), source
+    assert "boardgym/train/quality/data/four_in_a_row_solved.jsonl.gz" in names
+    assert not any(name.endswith(".md") for name in names)
     assert not any(name.startswith("boardgym/tests/") for name in names)

@@ -19,7 +19,6 @@ pickle-free file format), ``player`` (the agents).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from boardgym.envs.games import players
@@ -47,12 +46,12 @@ def _batched(record: Game, arg: str | None) -> BatchedPlayer | None:
 
 
 def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any]) -> Agent | None:
-    """The raw-policy player of a bare az checkpoint path, checked to fit the board of
-    ``options``; None for anything that is not an az checkpoint file."""
+    """The raw-policy player of a bare az checkpoint path (or ``shipped:NAME``), checked to
+    fit the board of ``options``; None for anything that is not an az checkpoint file."""
     from boardgym.agents import is_checkpoint_spec
     from boardgym.agents.az.checkpoint import is_az_checkpoint
 
-    if not is_checkpoint_spec(spec) or not Path(spec).is_file() or not is_az_checkpoint(spec):
+    if not is_checkpoint_spec(spec) or not is_az_checkpoint(spec):
         return None
     from boardgym.agents.az.player import load
 

@@ -7,20 +7,20 @@ with numba), settles the positions near the end; ``az:0@PATH`` plays the raw pol
 most likely legal move, the network alone). ``PATH`` is an az checkpoint (``boardgym az``)
 or a policy checkpoint (``boardgym train`` / ``selfplay``), whose actor gives the search its
 priors and whose value head its leaf values (``agents.ppo.policy.PolicyEvaluator``). A bare
-path of an az checkpoint plays like ``az:0@PATH``. The batched twin searches the games of a
-vector env together, one network call per simulation step for all of them.
+path of an az checkpoint plays like ``az:0@PATH``. ``PATH`` may be ``shipped:NAME``, a
+checkpoint shipped in the package (``az:200@shipped:reversi_az``). The batched twin searches
+the games of a vector env together, one network call per simulation step for all of them.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from boardgym.agents import solvers
+from boardgym.agents import shipped, solvers
 from boardgym.agents.az.checkpoint import (
     CheckpointError,
     is_az_checkpoint,
@@ -35,7 +35,7 @@ from boardgym.envs.games.core import Game, batch_of
 
 NAME = "az"
 SEPARATOR = "@"
-EXAMPLE = "az:200@checkpoints/four_in_a_row_az.zip"
+EXAMPLE = "az:200@shipped:four_in_a_row_az"
 INFERENCE_THREADS = 1
 """torch threads for play: one small batch per forward is fastest on one thread."""
 LOADED_CHECKPOINTS = 16
@@ -140,18 +140,20 @@ class BatchedAz:
 
 
 def load(path: str, game: str, simulations: int) -> AzAgent:
-    """The search player over the az or policy checkpoint at ``path`` for ``game``; the same
-    object for the same file (unchanged since) and arguments, within a process.
+    """The search player over the az or policy checkpoint at ``path`` (or ``shipped:NAME``)
+    for ``game``; the same object for the same file (unchanged since) and arguments, within a
+    process.
 
     Raises:
         FileNotFoundError: no file at ``path``.
         CheckpointError: neither kind of checkpoint, or one for another game.
     """
     try:
-        stat = Path(path).stat()
+        file = shipped.resolve(path)
+        stat = file.stat()
     except OSError:
         return _load(path, canonical_name(game), simulations)  # raises, clearly
-    return _cached(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns, path,
+    return _cached(str(file.resolve()), stat.st_size, stat.st_mtime_ns, path,
                    canonical_name(game), simulations)
 
 

@@ -27,6 +27,7 @@ import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+from boardgym.agents import shipped
 from boardgym.agents.checkpoint import (
     METADATA_ENTRY,
     OPTIMIZER_ENTRY,
@@ -297,7 +298,8 @@ def load_policy(path: str | Path, game: str, stochastic: bool = False) -> Policy
     object for the same file (unchanged since) and arguments, within a process.
 
     Args:
-        path: a ``.zip`` written by ``boardgym train`` / ``boardgym selfplay``.
+        path: a ``.zip`` written by ``boardgym train`` / ``boardgym selfplay``, or
+            ``shipped:NAME`` (a shipped checkpoint, ``agents.shipped``).
         game: the game it will play (a name or alias).
         stochastic: sample moves instead of the masked argmax.
 
@@ -309,10 +311,11 @@ def load_policy(path: str | Path, game: str, stochastic: bool = False) -> Policy
             or trained for another game; the message names the fix.
     """
     try:
-        stat = Path(path).stat()
+        file = shipped.resolve(path)
+        stat = file.stat()
     except OSError:
         return _load_policy(str(path), canonical_name(game), stochastic)  # raises, clearly
-    return _cached_policy(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns,
+    return _cached_policy(str(file.resolve()), stat.st_size, stat.st_mtime_ns,
                           str(path), canonical_name(game), stochastic)
 
 

@@ -119,8 +119,8 @@ def make(record: Game, spec: Any, options: Mapping[str, Any] | None = None) -> A
         raise ValueError(f"no players are registered for {record.name}: import boardgym "
                          "(it registers the built-in players)")
     raise ValueError(f"unknown {record.name} player {spec!r}; built-in players: "
-                     f"{', '.join(known)}, or a checkpoint path (with a '/' or ending in "
-                     ".zip or .pt)")
+                     f"{', '.join(known)}, or a checkpoint: shipped:NAME (a shipped one) or a "
+                     "path (with a '/' or ending in .zip or .pt)")
 
 
 def make_batched(record: Game, spec: Any,

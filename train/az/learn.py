@@ -8,8 +8,6 @@ Reversi and tic-tac-toe, the mirror for four-in-a-row) with ``augment``.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import torch
 
@@ -56,15 +54,12 @@ def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "h
         ValueError: no such file, not an az checkpoint, another game or board, or a network
             larger than ``arch`` in any size.
     """
-    if not Path(path).is_file():
-        raise ValueError(f"init_from: no file {path}; give --set init_from=PATH of an az "
-                         "checkpoint of this game (e.g. checkpoints/reversi_az.zip), or "
-                         "--set init_from=null")
     try:
         start, _ = load_network(path, game)
-    except CheckpointError as error:
-        raise ValueError(f"init_from: {one_line(str(error))}; give --set init_from=PATH of an "
-                         "az checkpoint of this game, or --set init_from=null") from error
+    except (FileNotFoundError, CheckpointError) as error:
+        raise ValueError(f"init_from: {one_line(str(error))}; give --set init_from=PATH (or "
+                         "shipped:NAME) of an az checkpoint of this game, or --set "
+                         "init_from=null") from error
     theirs, ours = start.arch.to_dict(), arch.to_dict()
     names = {**{key: key for key in ours}, "hidden": hidden_key}
     unfit = [f"{names[key]} {theirs[key]} (config: {ours[key]})"

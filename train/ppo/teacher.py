@@ -46,7 +46,6 @@ AlphaZero's.)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
@@ -57,6 +56,7 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from torch.nn import functional
 
 from boardgym import agents
+from boardgym.agents import shipped
 from boardgym.agents.az import player
 from boardgym.agents.az.checkpoint import CheckpointError, is_az_checkpoint
 from boardgym.agents.az.search import softmax
@@ -166,7 +166,7 @@ def load_teacher(config: TrainConfig) -> player.AzAgent | PlayerTeacher | None:
     if not agents.is_checkpoint_spec(config.teacher):
         return player_teacher(config, config.teacher)
     try:
-        if Path(config.teacher).is_file() and not is_az_checkpoint(config.teacher):
+        if shipped.resolve(config.teacher).is_file() and not is_az_checkpoint(config.teacher):
             raise CheckpointError(f"{config.teacher} is not an az checkpoint (a policy "
                                   "checkpoint can start the run instead: init_from)")
         agent = player.load(config.teacher, config.game, config.teacher_simulations)

@@ -434,8 +434,9 @@ def test_a_grown_network_learns_with_every_weight() -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["tictactoe", "--set", "init_from=nowhere.zip"], "init_from: no file nowhere.zip"),
-    (["tictactoe", "--set", "init_from=checkpoints/four_in_a_row_az.zip"],
+    (["tictactoe", "--set", "init_from=nowhere.zip"],
+     "init_from: checkpoint nowhere.zip not found"),
+    (["tictactoe", "--set", "init_from=shipped:four_in_a_row_az"],
      "trained for 'four_in_a_row', not 'tictactoe'"),
     (["tictactoe", "--set", "init_from=checkpoints/tictactoe_az.zip", "--set", "channels=16"],
      "has channels 32 (config: 16)"),
