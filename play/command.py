@@ -28,10 +28,9 @@ from boardgym.play.terminal import Terminal
 from boardgym.play.window import GameWindow, NoDisplayError
 from boardgym.train.common.commands import (
     EXIT_USAGE,
-    CommandParser,
     add_board_options,
     board_options,
-    game_names,
+    game_parser,
     int_at_least,
     one_line,
 )
@@ -45,8 +44,7 @@ EXIT_BROKEN_PIPE = 1
 
 def parser() -> argparse.ArgumentParser:
     """The ``boardgym play`` argument parser."""
-    p = CommandParser(prog="boardgym play", description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("game", help=f"the game: {game_names()}")
+    p = game_parser("boardgym play", (__doc__ or "").split("\n\n")[0])
     p.add_argument("--opponent", help="the computer player: a built-in name (e.g. random, "
                    "corner_best, lookahead:2, perfect), a search player alphabeta:DEPTH or "
                    "mcts:SIMULATIONS, or a checkpoint path (default: the game's default "

@@ -28,6 +28,14 @@ class CommandParser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)} (see --help)\n")
 
 
+def game_parser(prog: str, description: str | None, **kwargs: Any) -> CommandParser:
+    """A ``CommandParser`` for ``prog`` whose first argument is the game (a name or alias of
+    ``game_names()``); ``kwargs`` go to ``ArgumentParser`` (e.g. ``formatter_class``)."""
+    parser = CommandParser(prog=prog, description=description, **kwargs)
+    parser.add_argument("game", help=f"the game: {game_names()}")
+    return parser
+
+
 def int_at_least(minimum: int) -> Callable[[str], int]:
     """An argparse ``type`` accepting integers >= ``minimum``, with a usage error otherwise."""
 

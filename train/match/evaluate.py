@@ -41,11 +41,10 @@ from boardgym.train.common.backends import (
     task_ranges,
 )
 from boardgym.train.common.commands import (
-    CommandParser,
     add_board_options,
     board_options,
     check_at_least,
-    game_names,
+    game_parser,
     int_at_least,
     progress_bar,
 )
@@ -261,10 +260,9 @@ def fair_openings(game: str, spec: str, games: int, seed: int,
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym evaluate`` argument parser."""
-    parser = CommandParser(
+    parser = game_parser(
         prog="boardgym evaluate",
         description="Play agent A against agent B and report A's wins, B's wins and ties.")
-    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("a", help="agent A: a built-in name (e.g. corner_best, lookahead:2, "
                                   "perfect) or a checkpoint path")
     parser.add_argument("b", help="agent B, likewise")

@@ -57,7 +57,7 @@ from boardgym import agents
 from boardgym.agents import shipped
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.train.common.commands import CommandParser, game_names, int_at_least
+from boardgym.train.common.commands import game_parser, int_at_least
 
 Opening = tuple[int, ...]
 """The actions of an opening, from the game's start position."""
@@ -410,11 +410,10 @@ def suite_text(game: str, balanced: Sequence[Balanced], command: str, depth: int
 
 def build_parser() -> argparse.ArgumentParser:
     """The suite command's argument parser."""
-    parser = CommandParser(
+    parser = game_parser(
         prog="python -m boardgym.train.match.openings",
         description="Write a balanced opening suite: random openings that the game's "
                     "alpha-beta search scores near even.")
-    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("--plies", type=int_at_least(1), default=DEFAULT_PLIES,
                         help=f"plies per opening (default {DEFAULT_PLIES})")
     parser.add_argument("--count", type=int_at_least(1), default=DEFAULT_COUNT,

@@ -40,13 +40,7 @@ from boardgym.train.common.backends import (
     flat_map,
     task_ranges,
 )
-from boardgym.train.common.commands import (
-    CommandParser,
-    check_at_least,
-    game_names,
-    int_at_least,
-    progress_bar,
-)
+from boardgym.train.common.commands import check_at_least, game_parser, int_at_least, progress_bar
 from boardgym.train.match import openings as fair
 from boardgym.train.match.elo import bootstrap_elo, pairings, tables
 from boardgym.train.match.evaluate import (
@@ -363,10 +357,9 @@ def save(tournament: Tournament, prefix: Path, command: str) -> list[Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym tournament`` argument parser."""
-    parser = CommandParser(
+    parser = game_parser(
         prog="boardgym tournament",
         description="Round robin (both seatings) among agents, with Elo ratings.")
-    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("specs", nargs="+", metavar="SPEC",
                         help="two or more agents: built-in names (e.g. random, corner_best, "
                              "alphabeta:4, mcts:200) or checkpoint paths")

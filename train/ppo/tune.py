@@ -56,7 +56,7 @@ import yaml
 
 from boardgym.envs.games import canonical_name
 from boardgym.train.common.backends import Backend, connect, require_ray
-from boardgym.train.common.commands import CommandParser, game_names, int_at_least, one_line
+from boardgym.train.common.commands import game_parser, int_at_least, one_line
 from boardgym.train.common.config import read_yaml
 from boardgym.train.common.runs import CONFIG_FILE, RUNS_DIR, record_command, run_folder_name
 from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
@@ -361,9 +361,8 @@ def write_results(folder: Path, rows: list[dict[str, Any]], metric: str) -> dict
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym tune`` argument parser."""
-    parser = CommandParser(prog="boardgym tune", description=__doc__,
+    parser = game_parser(prog="boardgym tune", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("--samples", type=int_at_least(1), required=True,
                         help="trials drawn from the search space (times each grid value)")
     parser.add_argument("--scheduler", choices=SCHEDULERS, default="fifo",

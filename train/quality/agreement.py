@@ -50,13 +50,7 @@ from boardgym.train.common.backends import (
     flat_map,
     task_ranges,
 )
-from boardgym.train.common.commands import (
-    CommandParser,
-    check_at_least,
-    game_names,
-    int_at_least,
-    progress_bar,
-)
+from boardgym.train.common.commands import check_at_least, game_parser, int_at_least, progress_bar
 from boardgym.train.match.evaluate import check_boards
 from boardgym.train.match.results import player_label
 from boardgym.train.quality.report import Quality, table, write_png
@@ -357,11 +351,10 @@ def judge(game: str, player: str | Agent, positions: Sequence[Position], seed: i
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym quality`` argument parser."""
-    parser = CommandParser(
+    parser = game_parser(
         prog="boardgym quality",
         description="How often each player keeps the game-theoretic outcome and plays an "
                     "exactly best move, on positions labelled by the exact solvers.")
-    parser.add_argument("game", help=f"the game: {game_names()}")
     parser.add_argument("players", nargs="+", metavar="SPEC",
                         help="players: built-in names (perfect, solver, lookahead:2, ...) or "
                              "checkpoint paths")
