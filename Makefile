@@ -16,7 +16,7 @@ test:  ## the whole test suite
 	$(PY) -m pytest -n 2 -q
 
 test-fast:  ## the suite without the slow runs (training smoke tests, many games)
-	$(PY) -m pytest -n 2 -q -m "not slow"
+	$(PY) -m pytest -n 2 -q -m "not slow and not long"
 
 lint:
 	$(PY) -m ruff check .
