@@ -11,8 +11,7 @@ that its instances pickle and deep-copy. ``boardgym.register_game`` calls it.
 
 The arguments that the single env and the vector env (``envs.vector``) share are checked in
 ``envs.settings`` (``env_settings``), which also holds their one rule for where new games
-start (``check_opening``, ``opening_state``, ``OPENING_DRAWS``); this module re-exports those
-names.
+start (``check_opening``, ``opening_state``, ``OPENING_DRAWS``).
 """
 
 from __future__ import annotations
@@ -29,11 +28,8 @@ from boardgym.envs.games.bitboard import MEMO_CELLS, popcount, unpack
 from boardgym.envs.games.core import Game, side_view
 from boardgym.envs.settings import (
     AGENT_SIDE,
-    AGENT_WON,
-    DRAW,
     FIRST_PLAYER_CHOICES,
     OPENING_DRAWS,
-    OPENING_WHAT,
     OPPONENT_WON,
     EnvSettings,
     Opening,
@@ -379,7 +375,5 @@ def __getattr__(name: str) -> type[TurnBasedEnv]:
                          f"{', '.join(ENV_CLASSES)}")
 
 
-__all__ = ["AGENT_WON", "DRAW", "ENV_CLASSES", "OPENING_DRAWS", "OPENING_WHAT", "OPPONENT_WON",
-           "EnvSettings", "Opening", "TurnBasedEnv", "action_index", "check_choice",
-           "check_opening", "define_env", "draw_agent_side", "env_settings", "is_named_player",
-           "opening_state", "position_state", "start_position"]
+__all__ = ["ENV_CLASSES", "RENDER_MODES", "TurnBasedEnv", "action_index", "define_env",
+           "start_position"]

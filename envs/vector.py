@@ -90,7 +90,7 @@ from boardgym.envs.vector_arguments import (
     reset_mask,
 )
 from boardgym.envs.vector_observations import Observations
-from boardgym.envs.vector_opponents import Opponents, Sampler
+from boardgym.envs.vector_opponents import Opponents
 from boardgym.envs.vector_streams import SubEnvStreams, sub_env_seeds
 
 NO_ACTION = -1
@@ -435,5 +435,4 @@ def __getattr__(name: str) -> type[BoardVectorEnv]:
                          f"classes: {', '.join(VECTOR_CLASSES)}")
 
 
-__all__ = ["NO_ACTION", "VECTOR_CLASSES", "BoardVectorEnv", "Sampler", "checked_actions",
-           "define_vector_env", "sub_env_seeds"]
+__all__ = ["NO_ACTION", "VECTOR_CLASSES", "BoardVectorEnv", "define_vector_env"]

@@ -9,7 +9,6 @@ import gymnasium as gym
 import pytest
 
 import boardgym  # noqa: F401  (registers the ids)
-from boardgym.envs import settings, turn_based
 
 BAD_SHARED = [
     ("TicTacToe-v0", {"illegal_action": "ignore"}, "illegal_action must be one of"),
@@ -38,9 +37,3 @@ def test_both_envs_refuse_a_bad_shared_argument_alike(env_id: str, kwargs: dict[
     assert match in single
     assert "\n" not in single
     assert batched == single
-
-
-@pytest.mark.parametrize("name", ["env_settings", "check_opening", "opening_state",
-                                  "OPENING_DRAWS", "EnvSettings", "is_named_player"])
-def test_the_shared_names_are_also_importable_from_turn_based(name: str) -> None:
-    assert getattr(turn_based, name) is getattr(settings, name)
