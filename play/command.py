@@ -1,12 +1,14 @@
 """Play a game yourself against any agent: ``boardgym play GAME --opponent SPEC [--gui]``.
 
-In the terminal (the default) you choose your side, who goes first is drawn at random (or
-``--first``), the board is shown after every move with the last move marked, and rounds repeat
-with a running scoreboard until you say no, type ``quit``, or end the input (Ctrl-D) or press
-Ctrl-C; ``--pause`` waits for Enter before each computer move. With ``--gui`` the game is a
-pygame window (the ``gui`` extra): click (or, where stones drop, drag a token), ``H`` toggles
-hints, the last move is framed, click after a game to play again, ``Esc`` or closing the
-window quits; with no display it says so in one line (exit code 2).
+The side that moves first is always the game's first side name (``X``, ``red``), as in the
+position notation: ``--side`` or ``--first`` says which side you play, else who moves first
+is drawn each round. In the terminal (the default) the board is shown after every move with
+the last move marked, and rounds repeat with a running scoreboard until you say no, type
+``quit``, or end the input (Ctrl-D) or press Ctrl-C; ``--pause`` waits for Enter before each
+computer move. With ``--gui`` the game is a pygame window (the ``gui`` extra): click (or,
+where stones drop, drag a token), ``H`` toggles hints, the last move is framed, click after
+a game to play again, ``Esc`` or closing the window quits; with no display it says so in one
+line (exit code 2).
 
 The flow of a match is ``play.flow``; the terminal is ``play.terminal``, the window
 ``play.window`` (drawn by ``play.drawing``).
@@ -23,7 +25,14 @@ import numpy as np
 from boardgym import agents
 from boardgym.envs.games import GAMES
 from boardgym.envs.games import game as game_record
-from boardgym.play.flow import FIRST_CHOICES, BoardView, Options, QuitGame, side_index
+from boardgym.play.flow import (
+    FIRST_CHOICES,
+    BoardView,
+    Options,
+    QuitGame,
+    fixed_seat,
+    side_index,
+)
 from boardgym.play.terminal import Terminal
 from boardgym.play.window import GameWindow, NoDisplayError
 from boardgym.train.common.commands import (
@@ -52,10 +61,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--gui", action="store_true", help="play in a pygame window (gui extra)")
     sides = "; ".join(f"{record.name}: {' or '.join(record.side_names)}"
                       for record in GAMES.values())
-    p.add_argument("--side", help=f"your side ({sides}); asked if not given (the window uses "
-                   "the first)")
+    p.add_argument("--side", help=f"your side ({sides}); the first named moves first, so "
+                   "this also says who moves first (default: as --first says)")
     p.add_argument("--first", choices=FIRST_CHOICES, default="random",
-                   help="who moves first in each round (default: random)")
+                   help="who moves first in each round, and so plays the first side "
+                   "(default: random, drawn each round)")
     p.add_argument("--numpad", action="store_true",
                    help="a 3x3 board (tic-tac-toe): number cells like a numpad (7 8 9 on top)")
     p.add_argument("--pause", action="store_true",
@@ -82,6 +92,7 @@ def options_from(args: argparse.Namespace) -> Options:
         if side is None:
             raise ValueError(f"--side for {record.name} must be "
                              f"{' or '.join(record.side_names)}, got {args.side!r}")
+    fixed_seat(record, side, args.first)  # validates --side against --first
     config = board_options(record, args)
     BoardView(record, config, args.numpad)  # validates --numpad
     return Options(record.name, args.opponent or record.default_opponent, side, args.first,

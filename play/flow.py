@@ -1,6 +1,10 @@
 """The game flow of ``boardgym play``, shared by the terminal and the pygame window: rounds,
 seats, the scoreboard, and how a person sees a game and names its moves (``BoardView``).
 
+The side that moves first is always the game's first side name (``X``, ``red``), as in every
+game's position text: ``--side`` and ``--first`` both say who moves first (``fixed_seat``),
+and without either the move order is drawn each round and gives the person's side name.
+
 Everything about a game comes from its ``Game`` record: the side names
 (``record.side_names``), the move names (``record.action_name``: ``e3``, ``column 4``,
 ``cell 5``), whether it ends with a disc count (``record.scored``) and the board drawing
@@ -76,24 +80,25 @@ class Options:
 
 @dataclass(frozen=True)
 class Seats:
-    """Who sits where in one round.
+    """Who sits where in one round. The side that moves first is always the first side name
+    of the game's record (``X``, ``red``), as in the position notation: the person's side
+    name follows from whether they move first.
 
     Attributes:
-        human_side: 0 if the person plays the first side name (``X``, ``red``), 1 otherwise.
-        human_player: the person's rules player, 0 if they move first, 1 if second.
+        human_player: the person's rules player, 0 if they move first (and play the first
+            side name), 1 if second.
     """
 
-    human_side: int
     human_player: int
 
     @property
-    def first_side_player(self) -> int:
-        """The rules player (0 moves first) holding the first side name."""
-        return self.human_player if self.human_side == 0 else 1 - self.human_player
+    def human_side(self) -> int:
+        """0 if the person plays the first side name, 1 otherwise: their rules player."""
+        return self.human_player
 
     def side(self, player: int) -> int:
-        """0 if rules ``player`` holds the first side name, 1 otherwise."""
-        return 0 if player == self.first_side_player else 1
+        """0 if rules ``player`` holds the first side name (it moves first), 1 otherwise."""
+        return player
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,33 @@ def first_player(first: str, rng: np.random.Generator) -> int:
     return 0 if first == "you" else 1
 
 
+SEAT_OF_FIRST = {"you": 0, "computer": 1}
+"""The person's rules player that ``--first`` fixes (``random``: none)."""
+
+
+def fixed_seat(record: Game, side: int | None, first: str) -> int | None:
+    """The person's rules player in every round when ``--side`` or ``--first`` fixes it
+    (the first side name moves first, so ``--side`` says who moves first), None when it is
+    drawn each round.
+
+    Raises:
+        ValueError: ``--side`` and ``--first`` disagree on who moves first.
+    """
+    by_first = SEAT_OF_FIRST.get(first)
+    if side is not None and by_first is not None and side != by_first:
+        first_side, chosen = record.side_names[0], record.side_names[side]
+        raise ValueError(f"--side {chosen} and --first {first} disagree: {first_side} moves "
+                         f"first in {record.name}; drop one of them")
+    return side if side is not None else by_first
+
+
+def seats_of(options: Options, rng: np.random.Generator) -> Seats:
+    """The seats of a new round: fixed by ``--side``/``--first`` (``fixed_seat``), else the
+    person's move order drawn from ``rng``, which gives their side name."""
+    seat = fixed_seat(options.record, options.side, options.first)
+    return Seats(first_player("random", rng) if seat is None else seat)
+
+
 @dataclass
 class Scoreboard:
     """Wins, losses and ties of the person over the rounds of a match."""
@@ -165,15 +197,17 @@ class Scoreboard:
         else:
             self.losses += 1
 
-    def text(self, you: str, computer: str) -> str:
-        """``Scoreboard after 3 rounds: you (X) 2 wins / 1 loss / 0 ties; ...``."""
+    def text(self, you: str | None, computer: str) -> str:
+        """``Scoreboard after 3 rounds: you (X) 2 wins / 1 loss / 0 ties; ...`` (``you``:
+        the person's side name when it is the same every round, else None: ``you 2 wins``)."""
         rounds = self.wins + self.losses + self.ties
 
         def tally(wins: int, losses: int) -> str:
             return (f"{wins} win{'s' * (wins != 1)} / {losses} loss{'es' * (losses != 1)} / "
                     f"{self.ties} tie{'s' * (self.ties != 1)}")
 
-        return (f"Scoreboard after {rounds} round{'s' * (rounds != 1)}: you ({you}) "
+        person = "you" if you is None else f"you ({you})"
+        return (f"Scoreboard after {rounds} round{'s' * (rounds != 1)}: {person} "
                 f"{tally(self.wins, self.losses)}; {computer} {tally(self.losses, self.wins)}")
 
 
@@ -204,7 +238,7 @@ class BoardView:
 
     def __init__(self, record: Game, config: dict[str, int], numpad: bool = False) -> None:
         self.record, self.rules = record, record.rules
-        self.seats = Seats(0, 0)
+        self.seats = Seats(0)
         start = self.rules.initial_state(**config)
         self.rows, self.cols = first_planes(record, start).shape[1:]
         self.n_actions = int(self.rules.legal_mask(start).size)
@@ -265,10 +299,9 @@ class BoardView:
         return self.record.side_names[self.seats.side(player)]
 
     def planes(self, state: Any) -> np.ndarray:
-        """The board as planes ``(2, rows, cols)``: the first side name's stones, then the
-        other's."""
-        planes = first_planes(self.record, state)
-        return planes if self.seats.first_side_player == 0 else planes[::-1]
+        """The board as planes ``(2, rows, cols)``: the first side name's stones (the first
+        player's), then the other's."""
+        return first_planes(self.record, state)
 
     def text(self, state: Any, hints: bool = False, last: Move | None = None) -> str:
         """The text board; with ``hints``, the legal moves marked on their empty cells; with
@@ -373,6 +406,15 @@ def _digits(square: str) -> str:
     if len(square) > 1 and square[0] in ascii_lowercase and square[1:].isdigit():
         return f"{ascii_lowercase.index(square[0]) + 1}{square[1:]}"
     return square
+
+
+def seat_text(view: BoardView, seats: Seats, opponent: str) -> str:
+    """The start of a round: ``You are X. You go first.`` or ``You are O. random (X) goes
+    first.``: the first side name always moves first."""
+    first = view.side_name(0)
+    if seats.human_player == 0:
+        return f"You are {first}. You go first."
+    return f"You are {view.side_name(1)}. {opponent} ({first}) goes first."
 
 
 def verdict(round_: Round, opponent: str) -> str:

@@ -1,10 +1,11 @@
 """``boardgym play`` in a terminal: the person types moves, the board is shown after each.
 
 ``TerminalHuman`` is the person as an agent (``act(state, rng)`` reads a move); ``Terminal``
-runs the match: the side question, rounds with the board after every move (the last one
-marked), passes announced, the result (with the classic margin line in games with a disc
-count), the scoreboard, and "Play again?". With ``Options.pause`` each computer move waits for
-Enter, as in the classic Reversegam.
+runs the match: rounds (the side that moves first is the game's first side name, ``X``; who
+that is comes from ``--side``/``--first`` or a draw each round) with the board after every
+move (the last one marked), passes announced, the result (with the classic margin line in
+games with a disc count), the scoreboard, and "Play again?". With ``Options.pause`` each
+computer move waits for Enter, as in the classic Reversegam.
 """
 
 from __future__ import annotations
@@ -27,10 +28,10 @@ from boardgym.play.flow import (
     QuitGame,
     Round,
     Scoreboard,
-    Seats,
-    first_player,
+    fixed_seat,
     result_text,
-    side_index,
+    seat_text,
+    seats_of,
 )
 
 YES, NO = ("y", "yes"), ("n", "no")
@@ -96,26 +97,21 @@ class Terminal:
     def run(self) -> None:
         """Rounds until the person declines another (``QuitGame``, ``EOFError`` and
         ``KeyboardInterrupt`` pass through for the caller)."""
-        self.write(f"Welcome to {self.view.title}! You play against {self.options.opponent}.")
-        side = self.options.side if self.options.side is not None else self.ask_side()
+        options = self.options
+        self.write(f"Welcome to {self.view.title}! You play against {options.opponent}.")
+        seat = fixed_seat(self.record, options.side, options.first)
+        if seat is None:
+            self.write(f"{self.record.side_names[0]} moves first; who does is drawn each round.")
+        you = None if seat is None else self.record.side_names[seat]
         scoreboard = Scoreboard()
         while True:
-            seats = Seats(side, first_player(self.options.first, self.rng))
+            seats = seats_of(options, self.rng)
             self.view.seats = seats
-            round_ = self.play_round(Round(self.record, self.options.config, seats))
+            round_ = self.play_round(Round(self.record, options.config, seats))
             scoreboard.record(round_)
-            self.write(scoreboard.text(self.record.side_names[side], self.options.opponent))
+            self.write(scoreboard.text(you, options.opponent))
             if not self.ask_yes_no("Play again? (yes or no): "):
                 return
-
-    def ask_side(self) -> int:
-        """Ask which side the person plays until they name one."""
-        first, second = self.record.side_names
-        while True:
-            side = side_index(self.record, self.read(f"Do you want to be {first} or {second}? "))
-            if side is not None:
-                return side
-            self.write(f"Please type {first} or {second}.")
 
     def ask_yes_no(self, question: str) -> bool:
         """Ask ``question`` until the answer is yes or no."""
@@ -128,9 +124,7 @@ class Terminal:
     def play_round(self, round_: Round) -> Round:
         """Play one round to its end, showing every move; returns the finished round."""
         view = self.view
-        you = view.side_name(round_.seats.human_player)
-        starter = "You go" if round_.human_to_move else f"{self.options.opponent} goes"
-        self.write(f"You are {you}. {starter} first.")
+        self.write(seat_text(view, round_.seats, self.options.opponent))
         if view.numbered:
             self.write("The cells are numbered like this:\n"
                        + view.text(round_.state, hints=True).rstrip())

@@ -34,9 +34,8 @@ from boardgym.play.flow import (
     QuitGame,
     Round,
     Scoreboard,
-    Seats,
-    first_player,
     outcome_text,
+    seats_of,
 )
 
 FPS = 30
@@ -218,7 +217,6 @@ class GameWindow:
         self.options, self.rng = options, rng
         self.record = options.record
         self.view = BoardView(self.record, options.config, options.numpad)
-        self.side = options.side or 0
         self.round = self.new_round()
         cell = self.record.style.cell
         margin = cell if self.view.drops else 0
@@ -256,8 +254,9 @@ class GameWindow:
                                  else f"{NO_DISPLAY} ({error})") from error
 
     def new_round(self) -> Round:
-        """A fresh round with the first player drawn (or as ``--first`` says)."""
-        seats = Seats(self.side, first_player(self.options.first, self.rng))
+        """A fresh round, the seats as ``--side``/``--first`` fix them or drawn
+        (``flow.seats_of``: the first side name moves first)."""
+        seats = seats_of(self.options, self.rng)
         self.view.seats = seats
         return Round(self.record, self.options.config, seats)
 

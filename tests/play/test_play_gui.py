@@ -114,7 +114,7 @@ def test_reversi_click_places_a_disc_flips_animate_and_hints_show(window, tmp_pa
 
 
 def test_reversi_click_on_an_illegal_square_does_nothing(window) -> None:
-    win = window("reversi", "--opponent", "random", "--side", "o", "--first", "you")
+    win = window("reversi", "--opponent", "random", "--side", "x")
     run_until(win, settled(win))
     click(centre(win, 0))
     for _ in range(3):
@@ -148,13 +148,15 @@ def test_four_in_a_row_drag_from_pile_drops_with_gravity(window, tmp_path) -> No
 
 
 def test_four_in_a_row_click_on_a_column_plays_there(window, tmp_path) -> None:
-    win = window("connect_four", "--opponent", "random", "--side", "yellow", "--first", "you")
-    run_until(win, settled(win))
-    click(centre(win, 4))  # top cell of column 5; the token falls to the bottom
+    win = window("connect_four", "--opponent", "random", "--side", "yellow")
+    run_until(win, settled(win))  # red, the computer, moves first
+    before = win.round.state
+    click(centre(win, 4))  # top cell of column 5; the token falls as far as it can
     run_until(win, lambda: win.animation is None and not win.round.human_to_move)
-    bottom = (win.layout.rows - 1) * win.layout.cols + 4
-    assert win.view.planes(win.round.state)[1].ravel()[bottom] == 1
-    assert saved_pixel(win, centre(win, bottom), tmp_path) == YELLOW
+    landing = win.view.cell(before, 4)
+    assert landing // win.layout.cols >= win.layout.rows - 2  # on the bottom or one token
+    assert win.view.planes(win.round.state)[1].ravel()[landing] == 1
+    assert saved_pixel(win, centre(win, landing), tmp_path) == YELLOW
 
 
 def test_tictactoe_game_to_the_end_line_banner_and_play_again(window, tmp_path) -> None:
@@ -312,8 +314,22 @@ def test_the_last_move_is_framed(window, tmp_path) -> None:
 
 
 def test_reversi_window_ends_with_the_margin(window) -> None:
-    win = window("reversi", "--opponent", "random", "--side", "o", "--first", "you")
-    # .obf text names the rules' first player X; here that is the person, who plays O
-    win.round.state = reversi.parse("X" * 44 + "O" * 20 + " X")
+    win = window("reversi", "--opponent", "random", "--side", "o")
+    # the person plays O, the second player, in the window as in the .obf text
+    win.round.state = reversi.parse("X" * 20 + "O" * 44 + " X")
     win.frame([])
     assert win.status_text() == "O wins. You beat the computer by 24 points!"
+
+
+def test_play_x_moves_first_in_the_window(window, tmp_path) -> None:
+    """The person on O: the computer opens with the first player's discs (X, black), and the
+    status asks the person for O's move."""
+    win = window("reversi", "--opponent", "random", "--side", "o")
+    assert not win.round.human_to_move
+    run_until(win, settled(win))
+    last = win.round.last
+    assert last is not None and last.before.to_move == 0  # the first player opened
+    assert win.status_text() == "Your move (O), H: hints"
+    assert reversi.score(win.round.state) == (4, 1)  # X, the computer, has four discs
+    opened = win.view.cell(last.before, last.action)
+    assert saved_pixel(win, centre(win, opened), tmp_path) == BLACK_DISC

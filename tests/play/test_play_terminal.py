@@ -114,8 +114,7 @@ def test_reversi_full_game_with_hints_both_move_styles_and_play_again_no() -> No
 
 
 def test_reversi_malformed_and_illegal_moves_are_explained_then_quit() -> None:
-    child = spawn("reversi", "--opponent", "random", "--seed", "0", "--side", "o",
-                  "--first", "you")
+    child = spawn("reversi", "--opponent", "random", "--seed", "0", "--side", "x")
     child.expect(PROMPT)
     child.sendline("z9")
     child.expect("'z9' is not a move. Type a square as its name, like a1, or as column then "
@@ -133,9 +132,9 @@ def test_reversi_malformed_and_illegal_moves_are_explained_then_quit() -> None:
 
 def test_reversi_end_of_input_and_ctrl_c_say_goodbye() -> None:
     child = spawn("reversi", "--opponent", "random", "--seed", "0")
-    child.expect("Do you want to be X or O\\? ")
-    child.sendline("green")
-    child.expect("Please type X or O.")
+    child.expect("X moves first; who does is drawn each round.")
+    child.expect(r"You are (X\. You go first\.|O\. random \(X\) goes first\.)")
+    child.expect(PROMPT)
     child.sendeof()
     finish(child)
     child = spawn("reversi", "--opponent", "random", "--seed", "0", "--side", "x",
@@ -168,7 +167,7 @@ def test_four_in_a_row_refuses_a_full_column_and_bad_numbers() -> None:
 def test_four_in_a_row_full_game_to_the_end() -> None:
     child = spawn("connect_four", "--opponent", "random", "--seed", "4", "--side", "yellow",
                   "--first", "computer")
-    child.expect("You are yellow. random goes first.")
+    child.expect(r"You are yellow\. random \(red\) goes first\.")
     child.expect(r"red \(random\) plays column \d\.")
     column = 0
     while child.expect([PROMPT, AGAIN]) == 0:
@@ -270,6 +269,9 @@ def test_views_name_and_parse_moves_alike() -> None:
     (["reversi", "--opponent", "nope"], "unknown reversi player 'nope'"),
     (["chess"], "unknown game 'chess'"),
     (["tictactoe", "--seed", "-1"], "--seed: must be >= 0"),
+    (["tictactoe", "--side", "o", "--first", "you"],
+     "--side O and --first you disagree: X moves first in tictactoe; drop one of them"),
+    (["four_in_a_row", "--side", "red", "--first", "computer"], "red moves first"),
 ])
 def test_bad_arguments_name_the_fix(args: list[str], message: str, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
@@ -314,7 +316,7 @@ def test_last_move_marker_stands_on_the_cell_played(name: str, config: dict[str,
                                                      actions: list[int], cell: int,
                                                      mark: str) -> None:
     view = BoardView(game(name), config)
-    round_ = Round(game(name), config, Seats(0, 0))
+    round_ = Round(game(name), config, Seats(0))
     for action in actions:
         round_.play(action)
     board = view.text(round_.state, last=round_.last)
@@ -337,7 +339,7 @@ def test_scored_games_end_with_the_reversegam_margin(position: str, human_side: 
                                                        line: str) -> None:
     record = game("reversi")
     view = BoardView(record, {})
-    round_ = Round(record, {}, Seats(human_side, human_side))
+    round_ = Round(record, {}, Seats(human_side))
     view.seats = round_.seats
     round_.state = reversi.parse(position)
     assert result_text(view, round_, "random") == line
