@@ -3,9 +3,11 @@ share, checked in one place, and their one rule for where new games start.
 
 ``env_settings`` validates ``illegal_action``, ``reward`` and the board options and builds
 the spaces (an ``EnvSettings``); ``check_choice`` checks any argument with named choices.
+``position_state`` reads a position text (``reset(options={"position": text})`` and
+samplers): it must be unfinished. A position that the opponent's replies end before the
+agent has moved is refused when the reset option gives it (``ended_before_agent``);
 ``check_opening``, ``opening_state`` and ``OPENING_DRAWS`` are the rule for ``opening=``
-samplers: a drawn position must be unfinished (``position_state``), and a new game that the
-opponent ends before the agent has moved is drawn again, at most ``OPENING_DRAWS`` times.
+samplers, whose such new game is drawn again, at most ``OPENING_DRAWS`` times.
 ``draw_agent_side`` draws who moves first with ``first_player="random"``, and
 ``is_named_player`` says which opponents are rebuilt from their spec when an env is copied.
 """
@@ -116,6 +118,12 @@ def env_settings(record: Game, illegal_action: str, reward: str,
 def position_state(record: Game, text: Any, settings: EnvSettings, what: str) -> Any:
     """The unfinished position ``text`` (the game's position text) on the env's board.
 
+    The rules read it with passes applied (``rules.parse``: where the side written to move
+    has no legal move, the other side is to move), so an unfinished position always has a
+    legal move for its side to move. The envs then refuse a position that the opponent's
+    replies end before the agent has moved (``ended_before_agent``); an opening sampler's
+    is drawn again instead (``OPENING_DRAWS``).
+
     Raises:
         ValueError: ``text`` is not a str, not a position (the rules say what is wrong), or a
             finished position; the message names ``what`` gave it.
@@ -131,6 +139,18 @@ def position_state(record: Game, text: Any, settings: EnvSettings, what: str) ->
         raise ValueError(f"the position {text!r} ({what}) is finished: an episode needs a "
                          "position where the side to move has a legal move")
     return state
+
+
+def ended_before_agent(record: Game, text: str, state: Any, what: str) -> ValueError:
+    """The error of the position ``text`` (read as ``state``) that the opponent's replies
+    end before the agent has moved: the agent never gets a position without a legal move.
+    The fix it names: the ``first_player`` that seats the agent on the side to move."""
+    mover = record.side_names[int(state.to_move)]
+    seat = "agent" if int(state.to_move) == AGENT_SIDE else "opponent"
+    return ValueError(f"the position {text!r} ({what}) ends before the agent moves: "
+                      f"{mover} is to move there, the opponent played {mover} and its reply "
+                      f"ended the game; pass first_player={seat!r} so that the agent plays "
+                      f"{mover}, or start from a position the reply does not end")
 
 
 def check_opening(opening: Any) -> Opening | None:
@@ -167,5 +187,5 @@ def is_named_player(record: Game, spec: Any) -> bool:
 __all__ = ["AGENT_SIDE", "AGENT_WON", "DRAW", "ENV_ARGUMENTS", "FIRST_PLAYER_CHOICES",
            "ILLEGAL_ACTION_CHOICES", "OPENING_DRAWS", "OPENING_WHAT", "OPPONENT_WON",
            "REWARD_CHOICES", "EnvSettings", "Opening", "board_spaces", "check_choice",
-           "check_opening", "draw_agent_side", "env_settings", "is_int", "is_named_player",
-           "opening_state", "position_state"]
+           "check_opening", "draw_agent_side", "ended_before_agent", "env_settings", "is_int",
+           "is_named_player", "opening_state", "position_state"]

@@ -36,6 +36,7 @@ from boardgym.envs.settings import (
     check_choice,
     check_opening,
     draw_agent_side,
+    ended_before_agent,
     env_settings,
     is_int,
     is_named_player,
@@ -46,6 +47,8 @@ from boardgym.envs.settings import (
 RENDER_MODES = ("ansi", "rgb_array", "human")
 POSITION_OPTION = "position"
 """``reset(options={"position": text})`` starts from the position ``text``."""
+POSITION_WHAT = f"options[{POSITION_OPTION!r}]"
+"""How error messages name a position that the reset option gave."""
 ENV_SUFFIX = "Env"
 
 
@@ -63,8 +66,7 @@ def start_position(record: Game, options: dict[str, Any] | None,
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; the env takes "
                          f"options={{{POSITION_OPTION!r}: text}}")
-    return position_state(record, options[POSITION_OPTION], settings,
-                          f"options[{POSITION_OPTION!r}]")
+    return position_state(record, options[POSITION_OPTION], settings, POSITION_WHAT)
 
 
 def action_index(action: Any, n: int) -> int:
@@ -91,6 +93,14 @@ def action_index(action: Any, n: int) -> int:
 class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     """Base class of the board-game envs: the agent against an opponent from the player
     registry. Each game's class (``define_env``) sets ``record``; its docstring is the spec.
+
+    Positions. ``reset(options={"position": text})`` starts from ``text`` (the game's
+    position text, read with passes applied: where the side written to move has no legal
+    move, the other side is to move). The agent's side follows ``first_player`` as usual;
+    the agent never gets a position without a legal move, so a finished position, or one
+    that the opponent's replies end before the agent has moved (e.g. the opponent is to move
+    and wins at once), is refused with a ``ValueError`` naming the ``first_player`` that
+    seats the agent on the side to move. The vector env takes the same option.
 
     Args:
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
@@ -196,11 +206,15 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
         Raises:
             ValueError: a bad position text or a finished position (see ``start_position``),
-                or an opening sampler's bad position (see ``opening_state``).
+                a position that the opponent's replies end before the agent has moved
+                (``settings.ended_before_agent``: the env is left needing a reset), or an
+                opening sampler's bad position (see ``opening_state``).
         """
         super().reset(seed=seed)
         state = start_position(self.record, options, self.settings)
-        if options or self._opening is None:
+        if options:
+            opponent_action = self._start_from(state, options[POSITION_OPTION])
+        elif self._opening is None:
             opponent_action = self._start(state)
         else:
             opponent_action = self._start_opened()
@@ -274,6 +288,18 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             self.agent_side = AGENT_SIDE if first == "agent" else 1 - AGENT_SIDE
         self.state = state
         return self._opponent_turns()
+
+    def _start_from(self, state: Any, text: str) -> int | None:
+        """A new game from the position option ``text`` (read as ``state``), as ``_start``.
+
+        Raises:
+            ValueError: the opponent's replies ended the game before the agent's first move
+                (``settings.ended_before_agent``; the env stays done).
+        """
+        opponent_action = self._start(state)
+        if self.done:
+            raise ended_before_agent(self.record, text, state, POSITION_WHAT)
+        return opponent_action
 
     def _start_opened(self) -> int | None:
         """A new game from a drawn opening, drawn again while the opponent ends it before the

@@ -27,7 +27,9 @@ another opening is drawn (at most ``OPENING_DRAWS`` times, then the start positi
 agent always gets a position with a legal move: the single env's rule
 (``settings.OPENING_DRAWS``, ``opening_state``). With openings, sub-env ``i``'s games
 still depend only on its seed and actions; against one opponent without a batched twin they
-are the single env's games with the same ``opening=``.
+are the single env's games with the same ``opening=``. ``reset(options={"position": text})``
+(or a list of N texts) starts the reset games from a position, as in the single env: a
+finished one, or one that the opponent's replies end before the agent has moved, is refused.
 
 Autoreset: Gymnasium's next-step mode by default (``metadata["autoreset_mode"]``): the step
 that ends game ``i`` returns its last observation with ``terminated[i]``; the next ``step``
@@ -76,18 +78,21 @@ from boardgym.envs.settings import (
     Opening,
     check_opening,
     draw_agent_side,
+    ended_before_agent,
     env_settings,
     opening_state,
+    position_state,
 )
 from boardgym.envs.vector_arguments import (
     OPPONENT_FIRST,
+    POSITION_OPTION,
     RANDOM_FIRST,
     check_num_envs,
     checked_actions,
     checked_autoreset_mode,
     first_player_codes,
     illegal_error,
-    reset_mask,
+    reset_options,
 )
 from boardgym.envs.vector_observations import Observations
 from boardgym.envs.vector_opponents import Opponents
@@ -164,17 +169,28 @@ class BoardVectorEnv(VectorEnv):
         Args:
             seed: None, an int (sub-env ``i`` gets ``seed + i``) or a list of N ints, each in
                 ``[0, 2**64)``.
-            options: ``{"reset_mask": (N,) bool}`` resets only those sub-envs.
+            options: ``{"reset_mask": (N,) bool}`` resets only those sub-envs;
+                ``{"position": text}`` (or a list of N texts, sub-env ``i`` reading entry
+                ``i``) starts the reset games from that position, as the single env's option
+                does (it wins over ``opening``).
 
         Raises:
-            ValueError: a bad seed, or a bad option.
+            ValueError: a bad seed, a bad option, a bad or finished position, or a position
+                that the opponent's replies end before the agent has moved
+                (``settings.ended_before_agent``, naming the sub-env; the env then needs a
+                reset: ``step`` raises ``ResetNeeded``).
         """
-        mask = reset_mask(options, self.num_envs)
+        mask, texts = reset_options(options, self.num_envs)
+        index = np.flatnonzero(mask)
+        positions = None if texts is None else self._positions(index, texts)
         if seed is not None or self.state is None:
             self._seed(sub_env_seeds(seed, self.num_envs))
-        self._start_games(np.flatnonzero(mask))
+        self._start_games(index, positions=positions)
         opponent_action, terminal = self._opponent_turns(mask)
-        opponent_action, _ = self._redraw_ended(mask, opponent_action, terminal)
+        if positions is None:
+            opponent_action, _ = self._redraw_ended(mask, opponent_action, terminal)
+        else:
+            self._refuse_ended(index, texts, positions, terminal)
         no_end = np.zeros(self.num_envs, dtype=bool)
         obs, _, info = self._publish(opponent_action, no_end, no_end)
         return obs, info
@@ -217,8 +233,10 @@ class BoardVectorEnv(VectorEnv):
         return self._masks.copy()
 
     def position_texts(self) -> list[str]:
-        """Each sub-env's current position in the game's notation (what the single env's
-        ``reset(options={"position": text})`` and ``opening`` read).
+        """Each sub-env's current position in the game's notation (what
+        ``reset(options={"position": text})`` and ``opening`` read). A batch keeps no order
+        of moves (``core.Trail``): four-in-a-row's texts are a move order that reaches the
+        position, not necessarily the one played.
 
         Raises:
             gymnasium.error.ResetNeeded: before the first reset.
@@ -252,16 +270,51 @@ class BoardVectorEnv(VectorEnv):
         info["action_mask"] = self._mask_after(None)
         return self._observation()
 
-    def _start_games(self, index: np.ndarray, use_opening: bool = True) -> None:
-        """Fresh games in sub-envs ``index``: a sampled opponent (with a sampler), an opening
-        (with ``opening``, unless not ``use_opening``), then who moves first where it is
-        random. The opponent's first moves come with the next ``_opponent_turns``."""
+    def _positions(self, index: np.ndarray, texts: list[Any]) -> list[Any]:
+        """The positions ``texts[i]`` of the sub-envs ``i`` in ``index``, read and checked
+        before anything changes.
+
+        Raises:
+            ValueError: a bad or finished position (``settings.position_state``).
+        """
+        return [position_state(self.record, texts[i], self.settings,
+                               f"options[{POSITION_OPTION!r}] of sub-env {i}")
+                for i in index.tolist()]
+
+    def _refuse_ended(self, index: np.ndarray, texts: list[Any], positions: list[Any],
+                      terminal: np.ndarray) -> None:
+        """Refuse the reset when the opponent's replies ended a game started from a position
+        option (``index[k]`` from ``positions[k]``) before the agent's first move.
+
+        Raises:
+            ValueError: ``settings.ended_before_agent`` of the first such sub-env; the env
+                needs a reset then (``state`` is None).
+        """
+        ended = np.flatnonzero(terminal[index])
+        if ended.size:
+            k = int(ended[0])
+            i = int(index[k])
+            self.state = None
+            raise ended_before_agent(self.record, texts[i], positions[k],
+                                     f"options[{POSITION_OPTION!r}] of sub-env {i}")
+
+    def _start_games(self, index: np.ndarray, use_opening: bool = True,
+                     positions: list[Any] | None = None) -> None:
+        """Fresh games in sub-envs ``index``: a sampled opponent (with a sampler), the given
+        ``positions`` (one per sub-env of ``index``) or else an opening (with ``opening``,
+        unless not ``use_opening``), then who moves first where it is random. The opponent's
+        first moves come with the next ``_opponent_turns``."""
         if self.state is None:
             self.state = self.record.rules.initial_batch(self.num_envs,
                                                          **self.settings.options)
         put(self.state, index, self._fresh)
         self._opponents.draw(index, self._streams)
-        opened = self._open(index) if use_opening and self._opening is not None else index[:0]
+        if positions is not None:
+            opened = self._put_positions(index.tolist(), positions)
+        elif use_opening and self._opening is not None:
+            opened = self._open(index)
+        else:
+            opened = index[:0]
         codes = self._first_codes[index]
         sides = np.where(codes == OPPONENT_FIRST, 1 - AGENT_SIDE, AGENT_SIDE)
         drawn = codes == RANDOM_FIRST
@@ -304,14 +357,17 @@ class BoardVectorEnv(VectorEnv):
     def _open(self, index: np.ndarray) -> np.ndarray:
         """Put each sub-env's drawn opening into ``state``; the sub-envs given one."""
         assert self._opening is not None
-        opened = []
-        for i in index.tolist():
-            state = opening_state(self.record, self._opening, self._streams.rng(i),
-                                  self.settings)
-            if state is not None:
-                put(self.state, np.array([i]), batch_of(state))
-                opened.append(i)
-        return np.array(opened, dtype=np.intp)
+        drawn = [(i, opening_state(self.record, self._opening, self._streams.rng(i),
+                                   self.settings)) for i in index.tolist()]
+        opened = [(i, state) for i, state in drawn if state is not None]
+        return self._put_positions([i for i, _ in opened], [state for _, state in opened])
+
+    def _put_positions(self, index: list[int], states: list[Any]) -> np.ndarray:
+        """Put single ``states[k]`` into sub-env ``index[k]`` of ``state``; ``index`` as an
+        array."""
+        for i, state in zip(index, states, strict=True):
+            put(self.state, np.array([i]), batch_of(state))
+        return np.array(index, dtype=np.intp)
 
     def _random_sides(self, index: np.ndarray) -> np.ndarray:
         """The agent's side in new games ``index``: from the sub-env's stream against a

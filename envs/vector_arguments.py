@@ -1,6 +1,7 @@
 """The vector env's own arguments, checked (those it shares with the single env are checked
 by ``envs.settings``): ``num_envs``, per-sub-env ``first_player`` lists, ``autoreset_mode``,
-the actions of a step, the ``reset_mask`` reset option, and the error of a refused step.
+the actions of a step, the ``reset_mask`` and ``position`` reset options, and the error of
+a refused step.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ AGENT_FIRST, OPPONENT_FIRST, RANDOM_FIRST = range(3)
 FIRST_PLAYER_CODES = {"agent": AGENT_FIRST, "opponent": OPPONENT_FIRST, "random": RANDOM_FIRST}
 AUTORESET_MODES = (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP)
 RESET_MASK_OPTION = "reset_mask"
+POSITION_OPTION = "position"
+"""``reset(options={"position": text or [text, ...]})``: where the reset games start."""
+RESET_OPTIONS = (RESET_MASK_OPTION, POSITION_OPTION)
 SHOWN_ILLEGAL = 5
 """How many illegal sub-envs an ``IllegalMoveError`` names."""
 
@@ -84,25 +88,53 @@ def illegal_error(envs_index: np.ndarray, actions: np.ndarray) -> IllegalMoveErr
                             "env.action_masks() is True (the env is unchanged)")
 
 
-def reset_mask(options: dict[str, Any] | None, num_envs: int) -> np.ndarray:
-    """The sub-envs a reset starts: all, or ``options["reset_mask"]``.
+def reset_options(options: dict[str, Any] | None, num_envs: int
+                  ) -> tuple[np.ndarray, list[Any] | None]:
+    """The sub-envs a reset starts (all, or ``options["reset_mask"]``) and the position text
+    each starts from (``options["position"]``: one text for all, or a list of ``num_envs``,
+    sub-env ``i`` reading entry ``i``; None without the option). The texts are read later
+    (``settings.position_state``).
 
     Raises:
-        ValueError: an unknown option, or a mask that is not a ``(num_envs,)`` bool array.
+        ValueError: an unknown option, a mask that is not a ``(num_envs,)`` bool array, or
+            positions that are neither a text nor ``num_envs`` of them.
     """
     if not options:
-        return np.ones(num_envs, dtype=bool)
-    unknown = sorted(set(options) - {RESET_MASK_OPTION})
+        return np.ones(num_envs, dtype=bool), None
+    unknown = sorted(set(options) - set(RESET_OPTIONS))
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; the vector env takes "
-                         f"options={{{RESET_MASK_OPTION!r}: (N,) bool array}}")
-    mask = np.asarray(options[RESET_MASK_OPTION])
-    if mask.shape != (num_envs,) or mask.dtype != bool:
-        raise ValueError(f"options[{RESET_MASK_OPTION!r}] must be a bool array of shape "
-                         f"({num_envs},), got a {mask.dtype} array of shape {mask.shape}")
-    return mask
+                         f"options={{{RESET_MASK_OPTION!r}: (N,) bool array, "
+                         f"{POSITION_OPTION!r}: text or list of N texts}}")
+    mask = np.ones(num_envs, dtype=bool)
+    if RESET_MASK_OPTION in options:
+        mask = np.asarray(options[RESET_MASK_OPTION])
+        if mask.shape != (num_envs,) or mask.dtype != bool:
+            raise ValueError(f"options[{RESET_MASK_OPTION!r}] must be a bool array of shape "
+                             f"({num_envs},), got a {mask.dtype} array of shape {mask.shape}")
+    if POSITION_OPTION not in options:
+        return mask, None
+    texts = options[POSITION_OPTION]
+    texts = [texts] * num_envs if isinstance(texts, str) else texts
+    if not isinstance(texts, (list, tuple)) or len(texts) != num_envs:
+        raise ValueError(f"options[{POSITION_OPTION!r}] must be a position text or a list of "
+                         f"{num_envs} of them (one per sub-env), got {texts!r}")
+    return mask, list(texts)
 
 
-__all__ = ["AGENT_FIRST", "AUTORESET_MODES", "FIRST_PLAYER_CODES", "OPPONENT_FIRST",
-           "RANDOM_FIRST", "check_num_envs", "checked_actions", "checked_autoreset_mode",
-           "first_player_codes", "illegal_error", "reset_mask"]
+__all__ = [
+    "AGENT_FIRST",
+    "AUTORESET_MODES",
+    "FIRST_PLAYER_CODES",
+    "OPPONENT_FIRST",
+    "POSITION_OPTION",
+    "RANDOM_FIRST",
+    "RESET_MASK_OPTION",
+    "RESET_OPTIONS",
+    "check_num_envs",
+    "checked_actions",
+    "checked_autoreset_mode",
+    "first_player_codes",
+    "illegal_error",
+    "reset_options",
+]

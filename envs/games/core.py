@@ -7,7 +7,9 @@ derives from the records in ``boardgym.envs.games.GAMES``.
 
 States are immutable named tuples whose first fields are ``me`` (the stones of the side to
 move), ``opp`` (the other side's) and ``to_move`` (0 = the first player). A *batched* state
-has the same fields as ``(N,)`` arrays; the bit functions of each game serve both.
+has the same fields as ``(N,)`` arrays; the bit functions of each game serve both. A game
+whose text is the moves played (four-in-a-row) keeps them in a ``Trail`` field, which is left
+out of every comparison: equal positions are equal states whatever order reached them.
 """
 
 from __future__ import annotations
@@ -31,6 +33,71 @@ def one_line(message: str) -> str:
     """``message`` on a single line (inner line breaks become spaces): how every error is
     shown, since messages from torch, zipfile or argparse may span many lines."""
     return " ".join(str(message).split())
+
+
+class Trail(tuple[int, ...]):
+    """The actions that reached a single state, in order, where they are known: a state field
+    of the games whose position text is the moves played (four-in-a-row's ``to_text``).
+
+    A ``Trail`` is left out of equality and hashing (every ``Trail`` equals every other and
+    they hash alike), so a state's equality and hash stay those of its position: memos keyed
+    by state, transposition tables (``tuple(state)`` keys included) and solvers see equal
+    positions as one, whatever order reached them. Carrying it costs one small tuple per
+    single-game move. Batched states never carry one (``NO_TRAIL``: the order of N games is
+    not kept), nor do the single states taken out of a batch (``unbatch``).
+    """
+
+    __slots__ = ()
+    known: bool = True
+    """False for ``NO_TRAIL``: the order is not known."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trail)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, Trail)
+
+    def __hash__(self) -> int:
+        return TRAIL_HASH
+
+    def __repr__(self) -> str:
+        return f"Trail({tuple(self)!r})" if self.known else "NO_TRAIL"
+
+    def then(self, action: int) -> Trail:
+        """This trail followed by ``action`` (``NO_TRAIL`` stays unknown)."""
+        return tuple.__new__(Trail, (*self, action))
+
+
+class _UnknownTrail(Trail):
+    """The trail of a state whose order of moves is not known."""
+
+    __slots__ = ()
+    known = False
+
+    def then(self, action: int) -> Trail:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return _no_trail, ()
+
+
+TRAIL_HASH = hash("Trail")
+NO_TRAIL: Trail = _UnknownTrail()
+"""The ``Trail`` of batched states, and of any state whose order of moves is not known."""
+START_TRAIL = Trail()
+"""The ``Trail`` of a start position: no move yet."""
+
+
+def _no_trail() -> Trail:
+    """``NO_TRAIL`` (how it unpickles: one object)."""
+    return NO_TRAIL
+
+
+def forget_trail(state: Any) -> Any:
+    """``state`` without its order of moves (its ``Trail``, if any, made ``NO_TRAIL``): the
+    game's ``to_text`` then writes the one text of the position, whatever order reached it
+    (four-in-a-row: each column's tokens bottom up), as a key for telling positions apart."""
+    return type(state)(*(NO_TRAIL if isinstance(f, Trail) else f for f in state))
 
 
 class Rules(Protocol):
@@ -225,13 +292,17 @@ def join(states: Sequence[Any]) -> Any:
 
 
 def unbatch(state: Any, i: int) -> Any:
-    """Game ``i`` of a batched state as a single state (Python ints)."""
+    """Game ``i`` of a batched state as a single state (Python ints; its ``Trail``, if any,
+    is ``NO_TRAIL``: a batch keeps no order of moves)."""
     return type(state)(*(f[i].item() if isinstance(f, np.ndarray) else f for f in state))
 
 
 def batch_of(state: Any) -> Any:
-    """A single state as a batch of one (its int fields as ``(1,)`` arrays)."""
+    """A single state as a batch of one (its int fields as ``(1,)`` arrays; a ``Trail``
+    becomes ``NO_TRAIL``, as in every batch)."""
     def one(name: str, value: Any) -> Any:
+        if isinstance(value, Trail):
+            return NO_TRAIL
         if isinstance(value, bool):
             return np.array([value])
         if isinstance(value, int):  # bitboards are uint64, the side to move int64
@@ -249,5 +320,6 @@ def put(whole: Any, index: np.ndarray, part: Any) -> None:
             target[index] = piece
 
 
-__all__ = ["Game", "IllegalMoveError", "NetworkSize", "Rules", "Style", "batch_of",
-           "for_side", "join", "one_line", "put", "side_view", "take", "unbatch"]
+__all__ = ["NO_TRAIL", "START_TRAIL", "Game", "IllegalMoveError", "NetworkSize", "Rules",
+           "Style", "Trail", "batch_of", "for_side", "forget_trail", "join", "one_line", "put",
+           "side_view", "take", "unbatch"]

@@ -22,7 +22,17 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.envs.games.bitboard import Bits, compress, planes, select, state_from_fields, unpack
-from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
+from boardgym.envs.games.core import (
+    NO_TRAIL,
+    START_TRAIL,
+    Game,
+    IllegalMoveError,
+    NetworkSize,
+    Style,
+    Trail,
+    for_side,
+    side_view,
+)
 
 ROWS, COLUMNS, CONNECT = 6, 7, 4
 MIN_SIDE = 4
@@ -127,6 +137,10 @@ class State(NamedTuple):
         to_move: 0 if the first player moves next, 1 otherwise.
         won: ``has_line(opp)``: the last move made a line (worked out once, as it is played).
         geom: the board size's bit tables.
+        trail: the columns played to reach a single state, in order, where known (what
+            ``to_text`` writes, so that a text reads back as itself); ``NO_TRAIL`` in batches.
+            Left out of equality and hashing (see ``core.Trail``): the position alone is
+            compared, so transpositions stay equal states.
     """
 
     me: Bits
@@ -134,6 +148,7 @@ class State(NamedTuple):
     to_move: int | np.ndarray
     won: bool | np.ndarray
     geom: Geometry
+    trail: Trail = NO_TRAIL
 
 
 def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
@@ -153,7 +168,7 @@ def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
 
 def initial_state(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
     """The empty board of the given size, first player to move."""
-    return State(0, 0, 0, False, geometry(rows, columns, connect))
+    return State(0, 0, 0, False, geometry(rows, columns, connect), START_TRAIL)
 
 
 def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
@@ -188,37 +203,52 @@ def landing_cells(filled: Bits, geom: Geometry) -> Bits:
     return (filled + geom.bottom) & geom.board
 
 
-def _play(state: State, column_bits: Bits) -> State:
-    """The position after the side to move drops a token in the column ``column_bits``."""
+def _play(state: State, column_bits: Bits, trail: Trail) -> State:
+    """The position after the side to move drops a token in the column ``column_bits``,
+    reached by ``trail``."""
     geom = state.geom
     mover = state.me | landing_cells(state.me | state.opp, geom) & column_bits
     return state_from_fields(State, (state.opp, mover, 1 - state.to_move,
-                                     has_line(mover, geom), geom))
+                                     has_line(mover, geom), geom, trail))
+
+
+def illegal_reason(state: State, action: int) -> str | None:
+    """Why column index ``action`` (0-based) cannot be played in the single ``state``, in
+    the 1-based column notation (out of range, full, or the game over); None if it can."""
+    geom = state.geom
+    if not 0 <= action < geom.columns:
+        return (f"column index {action} is out of range: actions are 0..{geom.columns - 1} "
+                f"(columns 1..{geom.columns} in the notation)")
+    if is_terminal(state):
+        return "the game is over (a line was made or the board is full): no column can be played"
+    if (state.me | state.opp) & geom.top & geom.column_ints[action]:
+        return f"column {action + 1} is full"
+    return None
 
 
 def apply(state: State, action: int) -> State:
-    """The position after the side to move drops a token in column ``action``.
+    """The position after the side to move drops a token in column ``action`` (0-based;
+    column ``action + 1`` in the notation).
 
     Raises:
-        IllegalMoveError: the column is full, out of range, or the game is over.
+        IllegalMoveError: ``illegal_reason`` (out of range, a full column, the game over),
+            with the playable columns.
     """
-    geom = state.geom
-    in_range = 0 <= action < geom.columns
-    if not in_range or (state.me | state.opp) & geom.top & geom.column_ints[action] \
-            or is_terminal(state):
-        raise IllegalMoveError(f"column {action} cannot be played here; playable columns: "
-                               f"{np.flatnonzero(legal_mask(state)).tolist()}")
+    reason = illegal_reason(state, action)
+    if reason is not None:
+        playable = [c + 1 for c in np.flatnonzero(legal_mask(state)).tolist()]
+        raise IllegalMoveError(f"{reason}; playable columns (1-based): {playable or 'none'}")
     return play(state, action)
 
 
 def play(state: State, action: int) -> State:
     """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
-    return _play(state, state.geom.column_ints[action])
+    return _play(state, state.geom.column_ints[action], state.trail.then(action))
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
     """Batched ``apply``: game ``i`` drops in column ``actions[i]``, which must be playable."""
-    return _play(state, state.geom.column_bits[np.asarray(actions)])
+    return _play(state, state.geom.column_bits[np.asarray(actions)], NO_TRAIL)
 
 
 def is_terminal(state: State) -> bool | np.ndarray:
@@ -241,7 +271,9 @@ def observation(state: State, side: int | np.ndarray | None = None) -> np.ndarra
 def parse(text: str, rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
     """The position reached by playing the columns in ``text`` from the empty board, as in
     Pascal Pons' solver: 1-based column digits, ``"4453"``; on boards of more than 9 columns
-    the numbers are separated by spaces or commas. An empty text is the empty board.
+    the numbers are separated by spaces or commas. An empty text is the empty board. The
+    state keeps the order read (its ``trail``): ``to_text`` writes the text back as it was
+    (in its usual form: digits, or numbers separated by one space past 9 columns).
 
     Raises:
         ValueError: not a column, a full column, or a move after the game ended.
@@ -262,16 +294,28 @@ def parse(text: str, rows: int = ROWS, columns: int = COLUMNS, connect: int = CO
 
 
 def to_text(state: State) -> str:
-    """A sequence of columns (``parse``'s notation) that reaches ``state``: the tokens of each
-    column bottom up, the sides alternating from the first player, no line before the last
-    move. Raises ValueError for a position no game reaches."""
+    """The columns played to reach ``state`` (``parse``'s notation): its ``trail`` where it
+    is known, so ``to_text(parse(t)) == t`` and ``to_text(apply(s, a))`` is ``to_text(s)``
+    with column ``a + 1`` added; else (a state taken out of a batch) a sequence that reaches
+    it: the tokens of each column bottom up, the sides alternating from the first player,
+    no line before the last move. Raises ValueError for a position no game reaches."""
     geom = state.geom
-    first, second = (int(b) for b in side_view(state, 0))
-    moves = _replay(first, second, 0, 0, geom, set())
-    if moves is None:
-        raise ValueError("no sequence of moves reaches this position")
+    moves = list(state.trail) if state.trail.known else _replayed(state)
     separator = " " if geom.columns > 9 else ""
     return separator.join(str(c + 1) for c in moves)
+
+
+def _replayed(state: State) -> list[int]:
+    """A sequence of columns that reaches ``state`` (see ``to_text``).
+
+    Raises:
+        ValueError: no game reaches the position.
+    """
+    first, second = (int(b) for b in side_view(state, 0))
+    moves = _replay(first, second, 0, 0, state.geom, set())
+    if moves is None:
+        raise ValueError("no sequence of moves reaches this position")
+    return moves
 
 
 def _replay(first: int, second: int, mine: int, theirs: int, geom: Geometry,
@@ -316,8 +360,8 @@ GAME = Game(
     env_doc="""Four-in-a-row (Connect Four) against a built-in opponent, on a configurable board.
 
     ## Action Space
-    ``Discrete(columns)``: drop a token in that column (0 on the left); a full column is
-    illegal.
+    ``Discrete(columns)``: drop a token in that column (0 on the left: column 1 in the
+    position text); a full column is illegal.
 
     ## Observation Space
     ``Box(0, 1, (2, rows, columns), uint8)``, row 0 at the top: plane 0 the agent's tokens,
@@ -327,9 +371,13 @@ GAME = Game(
     At the end +1 win, -1 loss, 0 draw; 0 before. An illegal action: -1.
 
     ## Starting State
-    An empty board, or ``reset(options={"position": "4453"})`` (the columns played, 1-based);
-    who moves first is drawn per episode (``first_player="random"``). The first player has
-    red tokens (``X`` in text).
+    An empty board, or ``reset(options={"position": "4453"})`` (the columns played, 1-based;
+    ``env.position_text()`` keeps that order and adds the moves played); who moves first is
+    drawn per episode (``first_player="random"``). The first player has red tokens (``X`` in
+    text). The agent never gets a position without a legal move: a finished position, or one
+    that the opponent's replies end before the agent has moved (``"445566"`` with
+    ``first_player="opponent"``: the default opponent, red, wins at once), is refused with a
+    ``ValueError`` naming the ``first_player`` that seats the agent on the side to move.
 
     ## Episode End
     ``connect`` tokens in a row (horizontal, vertical or diagonal), a full board (draw), or an

@@ -185,9 +185,13 @@ def apply(state: State, action: int) -> State:
     """The position after the side to move plays ``action``.
 
     Raises:
-        IllegalMoveError: ``action`` is not a legal move here.
+        IllegalMoveError: the game is over, or ``action`` is not a legal move here (the
+            message lists the legal ones).
     """
     if not 0 <= action < CELLS or not (state.legal >> action) & 1:
+        if not state.legal:
+            raise IllegalMoveError("the game is over (neither side can move): no move can be "
+                                   "played")
         raise IllegalMoveError(f"{action} is not a legal Reversi move here; legal moves: "
                                f"{np.flatnonzero(legal_mask(state)).tolist()}")
     return play(state, action)
@@ -253,7 +257,9 @@ def parse(text: str) -> State:
     """A position as in the FForum / Edax ``.obf`` files: 64 characters ``X`` (black, the
     first player), ``O`` or ``-``, a1 b1 .. h1 then row 2 and so on, then the side to move
     (``X`` or ``O``); spaces, a trailing ``;`` and what follows it are ignored. A side to
-    move without a legal move passes (the other moves).
+    move without a legal move passes (the other moves), so that the state keeps the rule of
+    ``apply``: its side to move has a legal move unless the game is over; ``to_text`` then
+    names the side that moves.
 
     Raises:
         ValueError: the wrong number of squares, a bad symbol, or no side to move.
@@ -312,7 +318,12 @@ GAME = Game(
     ## Starting State
     The standard four centre discs, or ``reset(options={"position": text})`` (64 squares and
     the side to move, as in ``.obf`` files). Who moves first is drawn per episode
-    (``first_player="random"``); the first player has the black discs (``X`` in text).
+    (``first_player="random"``); the first player has the black discs (``X`` in text). A text
+    whose side to move has no legal move is read with the pass made (``parse``: the other
+    side is to move), as after any move. The agent never gets a position without a legal
+    move: a finished position, or one that the opponent's replies end before the agent has
+    moved, is refused with a ``ValueError`` naming the ``first_player`` that seats the agent
+    on the side to move.
 
     ## Episode End
     When neither side can move (the board full included), or on an illegal action with

@@ -118,12 +118,25 @@ def apply(state: State, action: int) -> State:
     """The position after the side to move marks cell ``action``.
 
     Raises:
-        IllegalMoveError: the cell is taken, out of range, or the game is over.
+        IllegalMoveError: the game is over, the cell is out of range, or taken (the message
+            says which, with the free cells).
     """
     if not 0 <= action < CELLS or not (legal_bits(state) >> action) & 1:
-        raise IllegalMoveError(f"cell {action} cannot be played here; free cells: "
-                               f"{np.flatnonzero(legal_mask(state)).tolist()}")
+        raise IllegalMoveError(illegal_reason(state, action))
     return play(state, action)
+
+
+def illegal_reason(state: State, action: int) -> str:
+    """Why cell ``action`` cannot be played in the single ``state`` (the game over, out of
+    range, or taken), with the free cells where the game goes on."""
+    if is_terminal(state):
+        last_mover = SYMBOLS[2 - int(state.to_move)]
+        how = f"{last_mover} has three in a row" if has_line(state.opp) else "the board is full"
+        return f"the game is over ({how}): no cell can be played"
+    free = np.flatnonzero(legal_mask(state)).tolist()
+    if not 0 <= action < CELLS:
+        return f"cell {action} is out of range: cells are 0..{CELLS - 1}; free cells: {free}"
+    return f"cell {action} is taken; free cells: {free}"
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
@@ -158,7 +171,8 @@ def parse(text: str) -> State:
     first, so the side to move follows from the counts.
 
     Raises:
-        ValueError: wrong length or symbol, counts no game reaches, or both sides in line.
+        ValueError: wrong length or symbol, counts no game reaches, both sides in line, or a
+            line of the side to move (the game ended before the last move).
     """
     cells = text.strip().replace("/", "").replace(" ", "").replace(".", "-").upper()
     if len(cells) != CELLS or set(cells) - set(SYMBOLS):
@@ -173,6 +187,9 @@ def parse(text: str) -> State:
     if has_line(x) and has_line(o):
         raise ValueError(f"both sides have a line in {text!r}: no game reaches it")
     x_to_move = x_count == o_count
+    if has_line(x if x_to_move else o):
+        raise ValueError(f"{'X' if x_to_move else 'O'} has a line in {text!r} but the other "
+                         "side moved after it: no game reaches it")
     return State(x, o, 0) if x_to_move else State(o, x, 1)
 
 
@@ -213,7 +230,10 @@ GAME = Game(
 
     ## Starting State
     An empty board, or ``reset(options={"position": "X-O-X----"})``; who moves first is drawn
-    per episode (``first_player="random"``). The first player is ``X``.
+    per episode (``first_player="random"``). The first player is ``X``. The agent never gets
+    a position without a legal move: a finished position, or one that the opponent's reply
+    ends before the agent has moved, is refused with a ``ValueError`` naming the
+    ``first_player`` that seats the agent on the side to move.
 
     ## Episode End
     Three in a row, a full board (draw), or an illegal action with ``illegal_action="lose"``.

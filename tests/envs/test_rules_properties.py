@@ -22,6 +22,7 @@ from boardgym.envs.games.bitboard import (
     single_bit_slot,
     unpack,
 )
+from boardgym.envs.games.core import batch_of, join
 
 GAMES = [
     pytest.param(reversi, {}, id="reversi"),
@@ -123,16 +124,9 @@ def test_reversi_disc_count_conservation(choices: list[int]) -> None:
 
 
 def stack(states: list[Any]) -> Any:
-    """A batched state holding ``states`` (same type), field by field."""
-    first = states[0]
-    fields = {}
-    for name, value in first._asdict().items():
-        if isinstance(value, int):
-            dtype = np.int64 if name == "to_move" else np.uint64
-            fields[name] = np.array([getattr(s, name) for s in states], dtype=dtype)
-        else:
-            fields[name] = value  # shared, e.g. four-in-a-row's geometry
-    return type(first)(**fields)
+    """A batched state holding ``states`` (same type), game by game (``core.join`` of
+    batches of one)."""
+    return join([batch_of(state) for state in states])
 
 
 @pytest.mark.parametrize(("rules", "config"), GAMES)
