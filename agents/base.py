@@ -8,7 +8,9 @@ once, as a ``Candidates`` function: a batched rules state -> a ``uint64`` bitmas
 the moves it may play (bit ``a`` = action ``a``). From it come both players:
 
 - the single-game player (``CandidatePlayer``) runs the function on the batch of one game
-  (``core.batch_of``) and picks with one ``uint64`` draw from ``rng``;
+  (``core.batch_of``) and picks with one ``uint64`` draw from ``rng`` (a numpy
+  ``Generator``; anything else is refused by ``check_rng``, the one check every player's
+  ``act`` can share);
 - the batched twin (``BatchedCandidatePlayer``) runs it on N games and picks with the draws
   the vector env hands it.
 
@@ -36,6 +38,20 @@ CandidatesFactory = Callable[[Game, "str | None"], Candidates]
 Raises ``ValueError`` for a bad argument."""
 
 
+def check_rng(rng: Any) -> np.random.Generator:
+    """``rng`` if it is a ``numpy.random.Generator``: what every player's ``act(state, rng)``
+    draws from (the one check of it, for every player built here).
+
+    Raises:
+        ValueError: anything else (None, a seed, the legacy ``np.random`` module or a
+            ``RandomState``), naming the fix.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator, e.g. np.random.default_rng(seed); "
+                         f"got {rng!r}")
+    return rng
+
+
 def spec_of(name: str, arg: str | None) -> str:
     """The spec text ``name`` or ``name:arg``."""
     return name if arg is None else f"{name}:{arg}"
@@ -60,8 +76,11 @@ class CandidatePlayer:
         """One of the candidate moves in ``state``, chosen with one uniform draw from ``rng``.
 
         Raises:
-            ValueError: the game is over (no candidate).
+            ValueError: ``rng`` is not a numpy Generator (``check_rng``), or the game is over
+                (no candidate).
         """
+        if type(rng) is not np.random.Generator:
+            check_rng(rng)
         candidates = int(self.candidates(state)) if self.scalar else \
             int(self.candidates(batch_of(state))[0])
         if not candidates:
@@ -136,4 +155,5 @@ def positive_int(text: str | None, name: str, default: int) -> int:
 
 
 __all__ = ["Agent", "BatchedCandidatePlayer", "CandidatePlayer", "Candidates",
-           "CandidatesFactory", "no_argument", "positive_int", "register_candidates", "spec_of"]
+           "CandidatesFactory", "check_rng", "no_argument", "positive_int",
+           "register_candidates", "spec_of"]
