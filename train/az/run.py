@@ -251,9 +251,26 @@ def out_of_time(run: AzRun, started: float, elapsed_before: float) -> bool:
     return minutes is not None and spent >= minutes * SECONDS_PER_MINUTE
 
 
+def phase(run: AzRun) -> str:
+    """The line that says what the run does next: its iterations, self-play, training steps
+    and evaluations."""
+    config = run.config
+    budget = f" (or {config.minutes:g} minutes)" if config.minutes is not None else ""
+    first, last = run.iteration + 1, config.iterations
+    return (f"iteration{f's {first} to' if first < last else ''} {last}{budget}: "
+            f"{config.games_per_iteration} self-play games each at {config.simulations} "
+            f"simulations a move, then {config.train_steps} gradient steps of "
+            f"{config.batch_size} positions; an evaluation every {config.eval_every} "
+            f"iterations ({config.eval_positions} positions, {config.eval_games} games "
+            f"against each of {', '.join(config.eval_opponents)})")
+
+
 def train(run: AzRun, progress: bool = True) -> AzRun:
     """Train ``run`` up to ``config.iterations`` (or its ``minutes``), checkpointing every
-    iteration and evaluating every ``eval_every`` and at the end."""
+    iteration and evaluating every ``eval_every`` and at the end; a line on stdout says what
+    it does as it starts (``phase``)."""
+    if run.iteration < run.config.iterations:
+        print(phase(run), flush=True)
     config, record = run.config, game_record(run.config.game)
     torch.set_num_threads(config.torch_threads)
     arch = run.net.arch

@@ -3,7 +3,8 @@
 A run folder ``runs/{game}__{algo}__{seed}__{time}/`` holds at least ``config.yaml`` (the
 resolved config, ``train.common.config``), ``command.txt`` (the exact commands, resumes
 included), ``checkpoints/last.zip`` (with everything ``--resume`` needs) and ``eval.json``
-(the evaluations, which ``boardgym plot`` draws); each trainer adds its own files. Every
+(the evaluations, which ``boardgym plot`` draws); each trainer adds its own files.
+``--resume`` takes the folder or its ``checkpoints/last.zip`` (``run_directory``). Every
 file is written atomically (a temporary file in the same folder, then a rename), so a
 process killed at any moment leaves the old file or the new one, never half of one. A
 command that fails before a new run's first checkpoint removes its folder
@@ -45,10 +46,15 @@ T = TypeVar("T")
 # -- atomic writes ---------------------------------------------------------------------------
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder, then rename)."""
+    """Write ``text`` to ``path`` atomically: to a temporary file in the same folder, then
+    renamed over ``path``; on any failure or interruption (Ctrl-C) the temporary file is
+    removed and ``path`` is as it was."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -150,10 +156,30 @@ def open_run_folder(kind: type[C], directory: Path, overrides: dict[str, Any],
     Raises:
         ValueError: as ``resumed_config``, and whatever ``resume`` raises.
     """
+    directory = run_directory(directory)
     config = resumed_config(kind, directory, overrides, game, *names)
     run = resume(config, directory)
     save_config(config, directory / CONFIG_FILE)
     return run
+
+
+def run_directory(path: Path) -> Path:
+    """The run folder ``--resume PATH`` names: ``path`` itself, or the folder of the run
+    whose ``checkpoints/last.zip`` it is (what the trainers print as the file to resume
+    from).
+
+    Raises:
+        ValueError: another checkpoint of a run folder (a resume continues from the last
+            one; the message names the folder, and ``init_from`` to start from this one).
+    """
+    folder = path.parent.parent
+    if path.parent.name != CHECKPOINTS or not (folder / CONFIG_FILE).is_file():
+        return path
+    if path.name != LAST:
+        raise ValueError(f"--resume continues a run from its last checkpoint, not {path}: "
+                         f"pass --resume {folder} (or a new run from this file with --set "
+                         f"init_from={path})")
+    return folder
 
 
 def resumed_config(kind: type[C], directory: Path, overrides: dict[str, Any],
@@ -177,7 +203,7 @@ def resumed_config(kind: type[C], directory: Path, overrides: dict[str, Any],
     path = directory / CONFIG_FILE
     if not path.is_file():
         raise ValueError(f"{directory} is not a run folder (no {CONFIG_FILE}); pass a folder "
-                         f"made by `boardgym {command}`, e.g. "
+                         f"made by `boardgym {command}` (or its {CHECKPOINTS}/{LAST}), e.g. "
                          f"{RUNS_DIR}/{game or 'reversi'}__{algo}__0__...")
     saved = load_config(kind, str(read_yaml(path).get("game")), path)
     config = load_config(kind, saved.game, path, overrides)

@@ -17,27 +17,57 @@ from boardgym.agents.ppo.planes import FEATURE_ACTIVATIONS
 from boardgym.agents.ppo.policies import MAX_MEMBERS
 from boardgym.envs.games import game as game_record
 from boardgym.train.common import config as common
-from boardgym.train.common.config import RunConfig, check_opening_plies, check_run_keys
+from boardgym.train.common.config import (
+    MAX_BLOCKS,
+    MAX_CHANNELS,
+    MAX_GAMES,
+    MAX_PASSES,
+    MAX_PLIES,
+    MAX_RATE,
+    MAX_SEARCH_NODES,
+    MAX_SIMULATIONS,
+    MAX_STEPS,
+    MAX_TORCH_THREADS,
+    MAX_WEIGHT,
+    MAX_WIDTH,
+    RunConfig,
+    above,
+    between,
+    check_lr_schedule,
+    check_opening_plies,
+    check_specs,
+    ranged,
+    ranged_list,
+)
 from boardgym.train.match.results import PAIR
 
 VECTORIZATIONS = ("auto", "vector", "dummy")
 PRETRAINED = "pretrained"
 """``teacher: pretrained``: the learner's own start, frozen (``train.teacher.FrozenPolicy``)."""
+MAX_ENVS = 4_096
+"""The most parallel envs (``n_envs``)."""
+MAX_ROLLOUT = 2 ** 20
+"""The most positions of one rollout (``n_steps * n_envs``): about 1.5 GB of rollout buffer
+on Reversi. Caps minibatch sizes and the teacher's positions too."""
+MAX_SNAPSHOTS = 256
+"""The most snapshots in self-play's pool (each a network in memory)."""
+MAX_LINE = 16
+"""The longest line ``threats`` counts."""
+MAX_POSITIONS = 1_000_000
+"""The most labelled positions an evaluation judges (``eval_quality``)."""
+MAX_PATIENCE = 1_000
+"""The most evaluations without a new best ``patience`` waits for."""
+MAX_REHEARSAL = 10_000
+"""The most rehearsal minibatch steps before each rollout."""
 
 
 @dataclass
 class TrainConfig(RunConfig):
     """Everything a MaskablePPO training run depends on (besides the code): the keys of
-    ``RunConfig`` (``game``, ``seed``, ``env_kwargs``) and those below."""
+    ``RunConfig`` (``game``, ``seed``, ``env_kwargs``) and those below. Each numeric key's
+    range (its lowest and highest value) is declared on its field (``common.ranged``)."""
 
-    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
-        "total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_every",
-        "eval_games", "checkpoint_every", "torch_threads", "snapshot_every", "league_games",
-        "max_snapshots", "channels", "features_dim", "teacher_steps", "teacher_epochs",
-        "teacher_positions", "pretrain_epochs", "pretrain_batch_size", "tower_hidden")
-    NON_NEGATIVE_KEYS: ClassVar[tuple[str, ...]] = (
-        "blocks", "eval_quality", "patience", "eval_openings", "head_planes",
-        "teacher_simulations", "threats", "pretrain_rehearsal", "bar_games")
+    ENV_ARGUMENTS: ClassVar[tuple[str, ...]] = ("first_player", "illegal_action", "reward")
     RESUMABLE_KEYS: ClassVar[frozenset[str]] = frozenset({
         "total_timesteps", "eval_every", "eval_games", "eval_opponents", "checkpoint_every",
         "torch_threads", "snapshot_every", "snapshot_margin", "league_games",
@@ -47,53 +77,54 @@ class TrainConfig(RunConfig):
     # -- opponents and length ------------------------------------------------------------
     opponents: list[str] = field(default_factory=lambda: ["random"])
     """Agent specs the learner plays; one is drawn per episode."""
-    opponent_weights: list[float] | None = None
+    opponent_weights: list[float] | None = ranged(None, between(0.0, MAX_WEIGHT))  # noqa: RUF009
     """Relative draw weights of ``opponents`` (None: uniform)."""
-    total_timesteps: int = 100_000
+    total_timesteps: int = ranged(100_000, between(1, MAX_STEPS))
     """Learner steps to train for."""
-    n_envs: int = 8
+    n_envs: int = ranged(8, between(1, MAX_ENVS))
     """Parallel envs."""
-    n_steps: int = 128
+    n_steps: int = ranged(128, between(1, MAX_ROLLOUT))
     """Steps per env per rollout."""
 
     # -- MaskablePPO ---------------------------------------------------------------------
-    batch_size: int = 256
+    batch_size: int = ranged(256, between(2, MAX_ROLLOUT))
     """MaskablePPO's minibatch size."""
-    n_epochs: int = 4
+    n_epochs: int = ranged(4, between(1, MAX_PASSES))
     """MaskablePPO's passes over each rollout."""
-    learning_rate: float = 3e-4
-    """MaskablePPO's learning rate (at the start, with ``lr_schedule: linear``)."""
+    learning_rate: float = ranged(3e-4, between(0.0, MAX_RATE))
+    """MaskablePPO's learning rate (at the start, with ``lr_schedule: linear``); 0: the
+    weights stay as they start (the run still plays, evaluates and checkpoints)."""
     lr_schedule: str = "constant"
     """``"constant"`` or ``"linear"`` (from ``learning_rate`` down to 0 at
     ``total_timesteps``)."""
-    gamma: float = 0.99
+    gamma: float = ranged(0.99, above(0.0, 1.0))
     """MaskablePPO's discount factor."""
-    gae_lambda: float = 0.95
+    gae_lambda: float = ranged(0.95, between(0.0, 1.0))
     """MaskablePPO's GAE lambda."""
-    clip_range: float = 0.2
+    clip_range: float = ranged(0.2, above(0.0, 1.0))
     """MaskablePPO's clipping of the policy ratio."""
-    ent_coef: float = 0.01
+    ent_coef: float = ranged(0.01, between(0.0, MAX_WEIGHT))
     """MaskablePPO's entropy bonus weight."""
-    vf_coef: float = 0.5
+    vf_coef: float = ranged(0.5, between(0.0, MAX_WEIGHT))
     """MaskablePPO's value loss weight."""
-    max_grad_norm: float = 0.5
+    max_grad_norm: float = ranged(0.5, above(0.0, MAX_WEIGHT))
     """MaskablePPO's gradient clipping norm."""
 
     # -- the network ---------------------------------------------------------------------
-    channels: int = 32
+    channels: int = ranged(32, between(1, MAX_CHANNELS))
     """``BoardCNN``'s convolution channels (with ``tower``: the tower's)."""
-    blocks: int = 2
+    blocks: int = ranged(2, between(0, MAX_BLOCKS))
     """``BoardCNN``'s residual blocks (with ``tower``: the tower's, at least 1)."""
-    features_dim: int = 256
+    features_dim: int = ranged(256, between(1, MAX_WIDTH))
     """``BoardCNN``'s feature layer width."""
     mobility: bool = False
     """``BoardCNN`` also reads Reversi's legal-move planes as inputs."""
     features_activation: str = "relu"
     """``BoardCNN``'s feature activation: ``"relu"`` or ``"tanh"``
     (``agents.ppo.planes.FEATURE_ACTIVATIONS``)."""
-    head_planes: int = 0
+    head_planes: int = ranged(0, between(0, MAX_CHANNELS))
     """``BoardCNN``'s 1x1 squeeze before the feature layer (0: none)."""
-    threats: int = 0
+    threats: int = ranged(0, between(0, MAX_LINE))
     """``BoardCNN``'s threat planes as extra inputs: the empty cells where one more stone
     completes a line of this many (four-in-a-row: 4); 0: none."""
     windows: bool = False
@@ -116,7 +147,7 @@ class TrainConfig(RunConfig):
     """The policy averages its logits and values over every symmetric image of the board
     (``agents.ppo.policies.AveragedPolicy``; one network pass per image); not with
     ``symmetric``."""
-    members: int = 1
+    members: int = ranged(1, between(1, MAX_MEMBERS))
     """With ``average_symmetries``, more than 1: the policy is an ensemble of this many such
     networks, each pretrained on its own (``agents.ppo.policies.EnsemblePolicy``: the mean of
     their logits and values; a pass of each per board)."""
@@ -126,61 +157,61 @@ class TrainConfig(RunConfig):
     layer of ``tower_hidden``), so that ``init_from`` may be an az checkpoint (``boardgym
     az``) of those sizes or smaller (grown) and PPO goes on from its raw policy;
     ``BoardCNN``'s options, the symmetric policies and ``net_arch`` do not apply."""
-    tower_hidden: int = 128
+    tower_hidden: int = ranged(128, between(1, MAX_WIDTH))
     """With ``tower``, the value head's hidden units."""
     precision: str = "float32"
     """With ``tower``, the number format its layers, and those of the frozen start with
     ``teacher: pretrained``, compute in during the run (``agents.az.network.PRECISIONS``:
     ``float32``, or ``bfloat16`` autocast; the weights, the optimizer and the checkpoints
     stay float32, and a loaded policy plays in float32)."""
-    net_arch: list[int] = field(default_factory=lambda: [128])
+    net_arch: list[int] = ranged_list(lambda: [128], between(1, MAX_WIDTH))  # noqa: RUF009
     """Hidden layers of the policy and value heads after the extractor."""
 
     # -- evaluations and checkpoints -----------------------------------------------------
-    eval_every: int = 50_000
+    eval_every: int = ranged(50_000, between(1, MAX_STEPS))
     """Timesteps between evaluations against ``eval_opponents``."""
     eval_start: bool = False
     """Also evaluate the network a new run starts from (pretrained, or ``init_from``) at
     step 0, so that ``best.zip`` may be it."""
-    eval_games: int = 100
+    eval_games: int = ranged(100, between(1, MAX_GAMES))
     """Games per opponent in each evaluation (first player random per game, or with
     ``eval_openings`` two games per opening, seats swapped; then even)."""
     eval_opponents: list[str] = field(default_factory=lambda: ["random"])
     """Agent specs the learner is evaluated against."""
-    eval_openings: int = 0
+    eval_openings: int = ranged(0, between(0, MAX_PLIES))
     """Plies of the fair random openings of the evaluations and self-play's league checks
     (``train.match.openings``, as ``boardgym evaluate --openings N``: games ``2k`` and
     ``2k + 1`` start from opening ``k``, the learner first in the even game;
     ``eval_games`` and ``league_games`` must then be even); 0: every game from the start
     position, the first player drawn per game."""
-    checkpoint_every: int = 25_000
+    checkpoint_every: int = ranged(25_000, between(1, MAX_STEPS))
     """Timesteps between checkpoints (``checkpoints/last.zip``)."""
-    torch_threads: int = 1
+    torch_threads: int = ranged(1, between(1, MAX_TORCH_THREADS, "this machine's CPUs"))
     """CPU threads torch may use."""
     vectorization: str = "auto"
     """``"auto"`` or ``"vector"`` (the same: the batched vector env, see
     ``train.ppo.environments``) or ``"dummy"`` (SB3's DummyVecEnv over the single env)."""
 
     # -- self-play's league --------------------------------------------------------------
-    snapshot_every: int = 50_000
+    snapshot_every: int = ranged(50_000, between(1, MAX_STEPS))
     """Self-play only: timesteps between league checks."""
-    snapshot_margin: float = 0.6
+    snapshot_margin: float = ranged(0.6, between(0.0, 1.0))
     """Self-play only: the win rate against the league pool above which the learner's
     current weights join the pool as a frozen snapshot."""
-    league_games: int = 50
+    league_games: int = ranged(50, between(1, MAX_GAMES))
     """Self-play only: games per pool member in a league check."""
-    max_snapshots: int = 8
+    max_snapshots: int = ranged(8, between(1, MAX_SNAPSHOTS))
     """Self-play only: the most recent snapshots kept in the pool."""
-    snapshot_weight: float = 1.0
+    snapshot_weight: float = ranged(1.0, above(0.0, MAX_WEIGHT))
     """Self-play only: the draw weight the snapshots share (split equally among the
     snapshots in the pool), next to ``opponent_weights``."""
-    opening_plies: list[int] | None = None
+    opening_plies: list[int] | None = ranged(None, between(0, MAX_PLIES))  # noqa: RUF009
     """``[low, high]``: every training game starts from a random opening of ``low`` to
     ``high`` plies (``train.match.openings.unfinished_opening``, drawn from the env's seed;
     never a finished position); None: from the start position."""
 
     # -- model selection -----------------------------------------------------------------
-    eval_quality: int = 0
+    eval_quality: int = ranged(0, between(0, MAX_POSITIONS))
     """At each evaluation, judge the learner (greedy) on this many positions of the
     selection part of the game's labelled set (``quality.agreement.selection_positions``);
     ``best.zip`` is then the snapshot with the best quality score. 0: off."""
@@ -190,13 +221,13 @@ class TrainConfig(RunConfig):
     ``best.zip``); the pretraining never trains on them. None: the shipped set's selection
     part. Unjudged when ``eval_quality`` is 0 (a YAML naming a set can still run with
     ``--eval-quality 0``); the pretraining leaves them out all the same."""
-    patience: int = 0
+    patience: int = ranged(0, between(0, MAX_PATIENCE))
     """Stop the run after this many evaluations without a new best (0: never)."""
     eval_bar: dict[str, float] = field(default_factory=dict)
     """``{spec: win rate}`` of eval opponents: evaluations where the learner's win rate
     against one of them is below its bar rank below every evaluation that holds them all
     (``train.ppo.runs.selection_key``); ``{}``: no bar."""
-    bar_games: int = 0
+    bar_games: int = ranged(0, between(0, MAX_GAMES))
     """The bar is judged on games of its own, this many against each bar opponent from the
     start position, the first player random per game (what ``boardgym evaluate`` plays, the
     measure of the shipped checkpoints' bars), not on the eval games; 0: on the eval
@@ -209,18 +240,18 @@ class TrainConfig(RunConfig):
     (``alphabeta:4``: its moves on ``teacher_positions`` positions a rollout), or
     ``pretrained``: the learner's own policy as PPO starts, frozen (a KL penalty toward what
     ``init_from`` and the pretraining gave); None: none."""
-    teacher_coef: float = 1.0
+    teacher_coef: float = ranged(1.0, between(0.0, MAX_WEIGHT))
     """The distillation weight at step 0."""
-    teacher_steps: int = 1_000_000
+    teacher_steps: int = ranged(1_000_000, between(1, MAX_STEPS))
     """The step where the distillation weight has fallen linearly to 0."""
-    teacher_epochs: int = 1
+    teacher_epochs: int = ranged(1, between(1, MAX_PASSES))
     """Passes over each rollout's positions in the distillation."""
-    teacher_simulations: int = 0
+    teacher_simulations: int = ranged(0, between(0, MAX_SIMULATIONS))
     """With an az teacher (a player teacher ignores it), 0: the targets are the teacher
     network's raw policy and value on every position of the rollout; N > 0: its Gumbel
     search of N simulations (the ``az:N`` player) on ``teacher_positions`` positions drawn
     from each rollout."""
-    teacher_positions: int = 2048
+    teacher_positions: int = ranged(2048, between(1, MAX_ROLLOUT))
     """Positions searched per rollout when ``teacher_simulations > 0`` or the teacher is a
     player."""
     teacher_skip: list[str] = field(default_factory=list)
@@ -236,11 +267,11 @@ class TrainConfig(RunConfig):
     """A labelled position set (``boardgym positions``) that a new run first learns the
     exact best moves and outcomes of, by supervised passes (``train.ppo.pretrain``); None:
     none."""
-    pretrain_epochs: int = 10
+    pretrain_epochs: int = ranged(10, between(1, MAX_PASSES))
     """Passes over ``pretrain_positions``."""
-    pretrain_lr: float = 3e-4
+    pretrain_lr: float = ranged(3e-4, above(0.0, MAX_RATE))
     """The pretraining learning rate at the first pass (falling linearly to 0)."""
-    pretrain_batch_size: int | None = None
+    pretrain_batch_size: int | None = ranged(None, between(1, MAX_ROLLOUT))
     """The minibatch size of the pretraining passes and rehearsal steps; None:
     ``batch_size`` (PPO's)."""
     pretrain_symmetries: bool = False
@@ -248,7 +279,7 @@ class TrainConfig(RunConfig):
     ``agents.az.network.Symmetries``: the mirror in four-in-a-row, 8 in Reversi and
     tic-tac-toe), each a position with the same value and the moves mapped; False: the
     positions as they are."""
-    pretrain_rehearsal: int = 0
+    pretrain_rehearsal: int = ranged(0, between(0, MAX_REHEARSAL))
     """Minibatch steps of the pretraining loss on ``pretrain_positions`` before each
     rollout, with PPO's optimizer (``train.ppo.pretrain.Rehearsal``); 0: none."""
     pretrain_children: bool = False
@@ -257,37 +288,45 @@ class TrainConfig(RunConfig):
     move; no policy target): up to a move count times the value labels."""
 
     def validate(self) -> None:
-        """Raise a ValueError naming the key to fix when a value is out of range or keys
-        do not go together."""
-        self._check_ranges()
+        """Raise a ValueError naming the key to fix when a choice is none of its choices or
+        keys do not go together (each key's range is checked before: ``common.ranged``)."""
+        self._check_choices()
+        self._check_rollout()
+        self._check_teacher()
         self._check_network()
         self._check_opponents()
         self._check_eval_openings()
 
-    def _check_ranges(self) -> None:
-        """The keys with a range or a set of choices."""
-        check_run_keys(self.torch_threads, self.lr_schedule)
+    def _check_choices(self) -> None:
+        """The keys with a set of choices, and the rehearsal's labels."""
+        check_lr_schedule(self.lr_schedule)
         check_opening_plies(self.opening_plies)
         if self.vectorization not in VECTORIZATIONS:
             raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
-                             f"{self.vectorization!r}")
-        if not 0.0 <= self.snapshot_margin <= 1.0:
-            raise ValueError(f"snapshot_margin is a win rate in [0, 1], got "
-                             f"{self.snapshot_margin}")
-        if self.snapshot_weight <= 0:
-            raise ValueError(f"snapshot_weight must be positive, got {self.snapshot_weight}")
-        if self.pretrain_lr <= 0:
-            raise ValueError(f"pretrain_lr must be positive, got {self.pretrain_lr}; fix it "
-                             "with --set pretrain_lr=...")
+                             f"{self.vectorization!r}; fix it with --set vectorization=auto")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
             raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
                              "pretrain_positions=FILE too, or pretrain_rehearsal=0")
-        self._check_teacher()
+
+    def _check_rollout(self) -> None:
+        """A rollout of ``n_steps * n_envs`` positions, 2 to ``MAX_ROLLOUT``, whose
+        minibatches of ``batch_size`` leave no last one of a single position (MaskablePPO
+        normalises each minibatch's advantages, and the spread of one is NaN)."""
+        rollout = self.n_steps * self.n_envs
+        if not 2 <= rollout <= MAX_ROLLOUT:
+            raise ValueError(f"n_steps * n_envs = {rollout} positions per rollout; it must be "
+                             f"2 to {MAX_ROLLOUT} (memory): fix it with --set n_steps=... or "
+                             "--set n_envs=...")
+        if rollout % self.batch_size == 1:
+            fits = next((size for size in range(min(self.batch_size, rollout), 1, -1)
+                         if rollout % size == 0), rollout)
+            raise ValueError(f"batch_size={self.batch_size} leaves a last minibatch of 1 of "
+                             f"the {rollout} positions of a rollout (n_steps * n_envs), whose "
+                             "normalised advantage is NaN; fix it with --set batch_size=N, N "
+                             f"dividing {rollout} (e.g. --set batch_size={fits})")
 
     def _check_teacher(self) -> None:
         """The distillation keys."""
-        if self.teacher_coef < 0:
-            raise ValueError(f"teacher_coef must be 0 or positive, got {self.teacher_coef}")
         if self.teacher == PRETRAINED:
             self._check_pretrained_teacher()
         if self.teacher_simulations > 0 and self.vectorization == "dummy":
@@ -296,20 +335,21 @@ class TrainConfig(RunConfig):
         if self.teacher_skip and self.vectorization == "dummy":
             raise ValueError("teacher_skip reads the batched env's opponents; drop --set "
                              "vectorization=dummy or set teacher_skip=[]")
+        nodes = self.teacher_positions * self.teacher_simulations
+        if nodes > MAX_SEARCH_NODES:
+            raise ValueError(f"teacher_positions * teacher_simulations = {nodes} search nodes "
+                             f"at once, more than {MAX_SEARCH_NODES} (memory); fix it with "
+                             "--set teacher_positions=... or --set teacher_simulations=...")
 
     def _check_network(self) -> None:
         """The policy's keys: activation, heads, symmetric variants, ensemble, tower."""
         if self.features_activation not in FEATURE_ACTIVATIONS:
             raise ValueError(f"features_activation must be one of {sorted(FEATURE_ACTIVATIONS)}, "
-                             f"got {self.features_activation!r}")
-        if any(size <= 0 for size in self.net_arch):
-            raise ValueError(f"net_arch layers must be positive, got {self.net_arch}")
+                             f"got {self.features_activation!r}; fix it with --set "
+                             "features_activation=relu")
         if self.symmetric and self.average_symmetries:
             raise ValueError("symmetric (one canonical image) and average_symmetries (every "
                              "image) are two policies; set one of them to false")
-        if not 1 <= self.members <= MAX_MEMBERS:
-            raise ValueError(f"members is the number of networks, 1 to {MAX_MEMBERS}; got "
-                             f"{self.members}")
         if self.members > 1 and not self.average_symmetries:
             raise ValueError("members > 1 is an ensemble of averaged policies: set "
                              "average_symmetries=true, or members=1")
@@ -336,15 +376,18 @@ class TrainConfig(RunConfig):
                              "tower=false")
 
     def _check_opponents(self) -> None:
-        """Opponents and their draw weights."""
-        if not self.opponents or not self.eval_opponents:
-            raise ValueError("opponents and eval_opponents need at least one spec each, e.g. "
-                             "--set opponents=[random]")
+        """Opponents (their names first) and their draw weights."""
+        for name in ("opponents", "eval_opponents"):
+            if not getattr(self, name):
+                raise ValueError(f"{name} needs at least one spec; fix it with --set "
+                                 f"{name}=[random]")
+            check_specs(self.game, name, getattr(self, name))
         weights = self.opponent_weights
-        if weights is not None and (len(weights) != len(self.opponents)
-                                    or min(weights) < 0 or sum(weights) <= 0):
+        if weights is not None and (len(weights) != len(self.opponents) or sum(weights) <= 0):
             raise ValueError(f"opponent_weights {weights} must be {len(self.opponents)} "
-                             "non-negative numbers with a positive sum, one per opponent")
+                             "non-negative numbers with a positive sum, one per opponent of "
+                             f"{self.opponents}; fix it with --set opponent_weights=[...] (or "
+                             "null: uniform)")
         self._check_teacher_skip()
         self._check_bar()
 
@@ -358,7 +401,8 @@ class TrainConfig(RunConfig):
                                  "eval_bar={} for none)")
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) \
                     or not 0.0 <= rate <= 1.0:
-                raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}")
+                raise ValueError(f"eval_bar[{spec!r}] is a win rate in [0, 1], got {rate!r}; "
+                                 f"fix it with --set 'eval_bar={{{spec}: 0.9}}'")
         if self.bar_games and not self.eval_bar:
             raise ValueError(f"bar_games={self.bar_games} judges a bar, but eval_bar is empty; "
                              "set one (--set 'eval_bar={SPEC: RATE}', SPEC one of the "

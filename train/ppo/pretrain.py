@@ -35,9 +35,9 @@ never trains on the positions it is judged on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 import torch
@@ -50,6 +50,7 @@ from boardgym.agents.checkpoint import board_kwargs
 from boardgym.agents.ppo.policies import members_of
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Rules
+from boardgym.train.common.commands import progress_bar
 from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.teacher import Targets, as_targets, distil
 from boardgym.train.quality.agreement import (
@@ -63,6 +64,7 @@ from boardgym.train.quality.agreement import (
 from boardgym.train.quality.moves import MoveLabel, is_move_set, load_moves
 
 Log = Callable[[str], object]
+T = TypeVar("T")
 
 
 Label: TypeAlias = Position | MoveLabel
@@ -105,13 +107,28 @@ def training_positions(config: TrainConfig) -> list[Label]:
     return kept
 
 
-def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
+def counted(items: Iterable[T], total: int, unit: str, progress: bool) -> Iterator[T]:
+    """``items``, each counted on a progress bar of ``total`` (``commands.progress_bar``:
+    none unless ``progress`` and stderr is a terminal) as the next one is asked for."""
+    bar = progress_bar(total, unit=unit, enabled=progress)
+    try:
+        for item in items:
+            yield item
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def targets_of(config: TrainConfig, labels: list[Label], progress: bool = False) -> Targets:
     """The targets of ``labels``: the mover's-view observation and legal moves; an exact
     label's best moves evenly and its outcome for the side to move, a move label's move and
     its game's result (images under the board's symmetries too with
-    ``pretrain_symmetries``)."""
+    ``pretrain_symmetries``). With ``progress``, progress bars count the positions."""
     rules = game_record(config.game).rules
-    states = [rules.parse(label.text) for label in labels]
+    states = [rules.parse(label.text)
+              for label in counted(labels, len(labels), "position", progress)]
     policy = np.zeros((len(states), len(rules.legal_mask(states[0]))), dtype=np.float32)
     outcomes = np.zeros(len(states), dtype=np.float32)
     for row, label in enumerate(labels):
@@ -123,21 +140,26 @@ def targets_of(config: TrainConfig, labels: list[Label]) -> Targets:
         policy[row, best] = 1.0 / len(best)
         outcomes[row] = np.sign(label.best)
     if config.pretrain_children:
-        states, policy, outcomes = with_children(rules, labels, states, policy, outcomes)
-    targets = as_targets(np.array([rules.observation(state) for state in states]),
+        states, policy, outcomes = with_children(rules, labels, states, policy, outcomes,
+                                                 progress)
+    targets = as_targets(np.array([rules.observation(state) for state in
+                                   counted(states, len(states), "position", progress)]),
                          np.array([rules.legal_mask(state) for state in states]), policy,
                          outcomes)
     return symmetric_images(targets) if config.pretrain_symmetries else targets
 
 
 def with_children(rules: Rules, labels: list[Label], states: list[Any], policy: np.ndarray,
-                  outcomes: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
+                  outcomes: np.ndarray, progress: bool = False
+                  ) -> tuple[list[Any], np.ndarray, np.ndarray]:
     """``states``, ``policy`` and ``outcomes`` followed by the children of the exact labels
     (``pretrain_children``): every non-terminal position one legal move after one, its
     outcome for its side to move (the sign of the label's value of the move, negated when
-    the turn passed to the other side) and a policy row of zeros (no policy target)."""
+    the turn passed to the other side) and a policy row of zeros (no policy target). With
+    ``progress``, a progress bar counts the labels."""
     children, values = [], []
-    for label, state in zip(labels, states, strict=True):
+    for label, state in counted(zip(labels, states, strict=True), len(labels), "position",
+                                progress):
         if isinstance(label, MoveLabel):
             continue
         for action, value in label.values.items():
@@ -176,29 +198,46 @@ class Labelled:
     targets: Targets
 
 
-def labelled(config: TrainConfig) -> Labelled:
-    """The ``Labelled`` of ``config.pretrain_positions`` (raises as ``training_positions``)."""
+def labelled(config: TrainConfig, log: Log = print, progress: bool = False) -> Labelled:
+    """The ``Labelled`` of ``config.pretrain_positions`` (raises as ``training_positions``);
+    a line to ``log`` as it starts reading them and one as it starts making their targets
+    (progress bars with ``progress``)."""
+    log(f"reading the pretraining positions {config.pretrain_positions} ...")
     labels = training_positions(config)
-    return Labelled(len(labels), targets_of(config, labels))
+    more = [text for text, on in (("their children", config.pretrain_children),
+                                  ("their symmetric images", config.pretrain_symmetries)) if on]
+    log(f"making the targets of {len(labels):,} positions"
+        + "".join(f" and {text}" for text in more) + " ...")
+    return Labelled(len(labels), targets_of(config, labels, progress))
 
 
 def pretrain(policy: MaskableActorCriticPolicy, config: TrainConfig, labels: Labelled,
-             log: Log = print) -> None:
-    """Train ``policy`` on ``labels`` (see the module docstring); a line per pass to
-    ``log``. Each member of an ensemble (``agents.ppo.policies.members_of``) trains on its own,
-    with its own optimizer, in turn. Minibatches are drawn from ``config.seed``, the number
-    of labels and the member's index (none for the first, as for a single network)."""
+             log: Log = print, progress: bool = False) -> None:
+    """Train ``policy`` on ``labels`` (see the module docstring): a line to ``log`` that
+    says what it does as it starts, then one per pass (and with ``progress``, a progress bar
+    of each pass's minibatches). Each member of an ensemble
+    (``agents.ppo.policies.members_of``) trains on its own, with its own optimizer, in turn.
+    Minibatches are drawn from ``config.seed``, the number of labels and the member's index
+    (none for the first, as for a single network)."""
     members = members_of(policy)
+    rows = len(labels.targets.values)
+    log(f"pretraining on {labels.count:,} labelled positions of {config.pretrain_positions}"
+        + (f" ({rows:,} rows)" if rows != labels.count else "")
+        + f": {config.pretrain_epochs} passes of {max(1, rows // config.pretrain_minibatch):,}"
+        + f" minibatches of {config.pretrain_minibatch}"
+        + (f", for each of {len(members)} networks" if len(members) > 1 else "") + " ...")
     for index, member in enumerate(members):
         seed = [config.seed, labels.count] + ([index] if index else [])
         prefix = f"member {index + 1}/{len(members)}: " if len(members) > 1 else ""
-        pretrain_network(member, config, labels, seed, log, prefix)
+        pretrain_network(member, config, labels, seed, log, prefix, progress)
 
 
 def pretrain_network(policy: MaskableActorCriticPolicy, config: TrainConfig,
-                     labels: Labelled, seed: list[int], log: Log, prefix: str = "") -> None:
+                     labels: Labelled, seed: list[int], log: Log, prefix: str = "",
+                     progress: bool = False) -> None:
     """Train one network ``policy`` on ``labels`` (see the module docstring), minibatches
-    drawn from ``seed``; a line per pass to ``log``, after ``prefix``."""
+    drawn from ``seed``; a line per pass to ``log``, after ``prefix`` (and with
+    ``progress``, a progress bar of each pass's minibatches)."""
     targets = labels.targets
     count = len(targets.values)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.pretrain_lr)
@@ -210,9 +249,10 @@ def pretrain_network(policy: MaskableActorCriticPolicy, config: TrainConfig,
         return config.pretrain_lr * (1 - step / total)
 
     for epoch in range(1, config.pretrain_epochs + 1):
-        kl, error = distil(policy, optimizer, targets,
-                           np.array_split(rng.permutation(count), pieces), config,
-                           rate=rate, first_step=(epoch - 1) * pieces)
+        batches = counted(np.array_split(rng.permutation(count), pieces), pieces, "batch",
+                          progress)
+        kl, error = distil(policy, optimizer, targets, batches, config, rate=rate,
+                           first_step=(epoch - 1) * pieces)
         log(f"{prefix}pretrain pass {epoch}/{config.pretrain_epochs} on {count} positions: "
             f"KL to the labels {kl:.3f}, value error {error:.3f}")
 

@@ -196,7 +196,7 @@ def player_teacher(config: TrainConfig, spec: str) -> PlayerTeacher:
         raise ValueError(f"teacher: {spec} plays the batched env's positions; drop --set "
                          "vectorization=dummy or give an az checkpoint")
     try:
-        agent = agents.make(config.game, spec, options=config.env_kwargs)
+        agent = agents.make(config.game, spec, options=board_kwargs(config.env_kwargs))
     except (ValueError, FileNotFoundError, CheckpointError) as error:
         raise ValueError(f"teacher: {error}; give --set teacher=alphabeta:4 (a player), "
                          "PATH of an az checkpoint, or null") from None

@@ -57,13 +57,7 @@ from boardgym.train.common.runs import RUNS_DIR, record_command, removed_on_erro
 from boardgym.train.ppo.callbacks import Hook, RunCallback
 from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
 from boardgym.train.ppo.environments import OpponentPool, make_vec_env
-from boardgym.train.ppo.pretrain import (
-    Labelled,
-    Rehearsal,
-    labelled,
-    pretrain,
-    training_positions,
-)
+from boardgym.train.ppo.pretrain import Labelled, Rehearsal, labelled, pretrain
 from boardgym.train.ppo.runs import (
     ALGO,
     Run,
@@ -297,25 +291,54 @@ def restore_counters(model: MaskablePPO, num_timesteps: int, counters: dict[str,
 
 # -- training loop ---------------------------------------------------------------------------
 
-def fresh_model(run: Run, vec_env: VecEnv, labels: Labelled | None) -> MaskablePPO:
+def fresh_model(run: Run, vec_env: VecEnv, labels: Labelled | None,
+                progress: bool = False) -> MaskablePPO:
     """A new run's model: ``init_from``'s weights (else random ones), then the pretraining
-    on ``labels``. A run that pretrains, or whose teacher is ``pretrained``, keeps this start
-    in ``run.start``."""
+    on ``labels`` (its lines on stdout, with ``progress`` its progress bars). A run that
+    pretrains, or whose teacher is ``pretrained``, keeps this start in ``run.start``."""
     config = run.config
     model = build_model(config, vec_env, run.tensorboard)
     start = initial_weights(config)
     if start is not None:
         load_state(model.policy, start, str(config.init_from), POLICY_ENTRY)
     if labels is not None:
-        pretrain(model.policy, config, labels, lambda line: print(line, flush=True))
+        pretrain(model.policy, config, labels, say, progress)
     if labels is not None or config.teacher == PRETRAINED:
         save_checkpoint(model, run.start, config.game, config.env_kwargs)
     return model
 
 
+def say(line: str) -> None:
+    """Print a line of the run's progress now (stdout, flushed)."""
+    print(line, flush=True)
+
+
+def needed_labels(config: TrainConfig, fresh: bool, progress: bool = False) -> Labelled | None:
+    """The pretraining labels a run needs (``labelled``, its lines on stdout): a new run's
+    to pretrain on, a resumed run's to rehearse (``pretrain_rehearsal``); else None."""
+    needed = config.pretrain_positions and (fresh or config.pretrain_rehearsal > 0)
+    return labelled(config, say, progress) if needed else None
+
+
+def ppo_phase(config: TrainConfig, steps: int) -> str:
+    """The line that says what PPO does next: its steps, rollouts and evaluations."""
+    quality = f", quality on {config.eval_quality:,} positions" if config.eval_quality else ""
+    return (f"PPO: {steps:,} steps in rollouts of {config.n_steps} steps x {config.n_envs} "
+            f"envs; an evaluation every {config.eval_every:,} steps ({config.eval_games} games "
+            f"against each of {', '.join(config.eval_opponents)}{quality})")
+
+
 def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool = True,
-          hooks: Sequence[Hook] = ()) -> MaskablePPO:
-    """Train ``run`` up to ``config.total_timesteps`` (continuing from ``resume_state``).
+          hooks: Sequence[Hook] = (), labels: Labelled | None = None) -> MaskablePPO:
+    """Train ``run`` up to ``config.total_timesteps`` (continuing from ``resume_state``),
+    each phase (pretraining, PPO) announced by a line on stdout.
+
+    Args:
+        run, resume_state: the run, and the training state of its checkpoint when resumed.
+        progress: progress bars (on a terminal).
+        hooks: called between rollouts (``callbacks.RunCallback``).
+        labels: the pretraining labels, if the command has read them already (None: read
+            here when the run needs them, ``needed_labels``).
 
     Returns:
         The trained model; ``checkpoints/last.zip`` holds it too.
@@ -325,10 +348,10 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
     torch.set_num_threads(config.torch_threads)
     seed_everything(config.seed)
     vec_env = make_vec_env(config, run.pool)
-    needs_labels = resume_state is None or config.pretrain_rehearsal > 0
-    labels = labelled(config) if config.pretrain_positions and needs_labels else None
+    if labels is None:
+        labels = needed_labels(config, resume_state is None, progress)
     if resume_state is None:
-        model = fresh_model(run, vec_env, labels)
+        model = fresh_model(run, vec_env, labels, progress)
     else:
         model = resumed_model(run, vec_env, resume_state)
     remaining = config.total_timesteps - model.num_timesteps
@@ -341,6 +364,7 @@ def train(run: Run, resume_state: dict[str, Any] | None = None, progress: bool =
         callbacks.append(Rehearsal(config, labels))
     callback = callbacks[0] if len(callbacks) == 1 else CallbackList(callbacks)
     if remaining > 0:
+        say(ppo_phase(config, remaining))
         model.learn(remaining, callback=callback, reset_num_timesteps=resume_state is None,
                     progress_bar=progress, tb_log_name=run.algo)
     vec_env.close()
@@ -388,15 +412,19 @@ def resolve_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return overrides
 
 
-def prepare(args: argparse.Namespace, algo: str,
-            make_pool: PoolMaker) -> tuple[Run, dict[str, Any] | None]:
+Prepared = tuple[Run, dict[str, Any] | None, Labelled | None]
+"""A run, the training state of its checkpoint (None: a new run) and the labels it needs."""
+
+
+def prepare(args: argparse.Namespace, algo: str, make_pool: PoolMaker) -> Prepared:
     """The run the command line asks for: a new one (its folder made once everything checked
-    out), or ``--resume``'s.
+    out, its pretraining labels read: ``needed_labels``), or ``--resume``'s.
 
     Raises:
         ValueError, OSError: bad options or run folder (the message names the fix).
     """
     overrides = resolve_overrides(args)
+    progress = not args.no_progress
     if args.resume is not None:
         if args.config is not None:
             raise ValueError("--config cannot change a resumed run; drop it (the run keeps "
@@ -404,9 +432,7 @@ def prepare(args: argparse.Namespace, algo: str,
         run, state = open_run(args.resume, overrides, args.game)
         check_quality(run.config)
         load_teacher(run.config)
-        if run.config.pretrain_rehearsal:
-            training_positions(run.config)
-        return run, state
+        return run, state, needed_labels(run.config, False, progress)
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
     config = load_config(args.game, args.config, overrides)
@@ -415,9 +441,8 @@ def prepare(args: argparse.Namespace, algo: str,
     check_quality(config)
     load_teacher(config)
     initial_weights(config)
-    if config.pretrain_positions is not None:
-        training_positions(config)
-    return new_run(config, args.runs_dir, make_pool(config), algo), None
+    labels = needed_labels(config, True, progress)
+    return new_run(config, args.runs_dir, make_pool(config), algo), None, labels
 
 
 def run_command(argv: Sequence[str] | None, parser: argparse.ArgumentParser, algo: str,
@@ -427,13 +452,13 @@ def run_command(argv: Sequence[str] | None, parser: argparse.ArgumentParser, alg
     args_list = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(args_list)
     try:
-        run, state = prepare(args, algo, make_pool)
+        run, state, labels = prepare(args, algo, make_pool)
     except (ValueError, OSError) as error:
         parser.error(str(error))
     with removed_on_error(run, fresh=state is None):
         record_command(run.directory, args_list, parser.prog.split()[-1])
-        print(f"run folder: {run.directory}", flush=True)
-        train(run, state, progress=not args.no_progress, hooks=hooks)
+        say(f"run folder: {run.directory}")
+        train(run, state, progress=not args.no_progress, hooks=hooks, labels=labels)
     return run
 
 

@@ -449,7 +449,8 @@ def test_a_grown_network_learns_with_every_weight() -> None:
     (["tictactoe", "--set", "precision=half"], "precision must be one of"),
     (["tictactoe", "--set", "lr_schedule=cosine"], "lr_schedule must be one of"),
     (["tictactoe", "--set", "opening_plies=[4,2]"], "opening_plies must be [low, high]"),
-    (["tictactoe", "--set", "value_mix=1.5"], "value_mix must be in [0, 1]"),
+    (["tictactoe", "--set", "value_mix=1.5"],
+     "value_mix must be a number in [0, 1], got 1.5; fix it with --set value_mix=0.0"),
     (["--resume", "nowhere"], "not a run folder"),
 ])
 def test_az_command_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -11,7 +11,14 @@ import pytest
 import torch
 import yaml
 
-from boardgym.train.common.config import RunConfig, load_config, parse_sets
+from boardgym.train.common.config import (
+    RunConfig,
+    above,
+    between,
+    load_config,
+    parse_sets,
+    ranged,
+)
 from boardgym.train.common.runs import (
     CONFIG_FILE,
     last_checkpoint,
@@ -29,23 +36,21 @@ class SketchConfig(RunConfig):
     """A trainer's config: two counts, a rate and a list."""
 
     HYPERPARAMS: ClassVar[str] = "sketch_{game}.yaml"
-    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = ("steps",)
-    NON_NEGATIVE_KEYS: ClassVar[tuple[str, ...]] = ("depth",)
     RESUMABLE_KEYS: ClassVar[frozenset[str]] = frozenset({"steps"})
 
-    steps: int = 10
+    steps: int = ranged(10, between(1, 1000))
     """Steps to train for."""
-    depth: int = 0
+    depth: int = ranged(0, between(0, 9))
     """Search depth (0: none)."""
-    rate: float = 0.1
+    rate: float = ranged(0.1, above(0.0, 1.0))
     """A rate in (0, 1]."""
     opponents: list[str] | None = None
     """Who to play."""
 
     def validate(self) -> None:
-        """``rate`` in (0, 1]."""
-        if not 0 < self.rate <= 1:
-            raise ValueError(f"rate must be in (0, 1], got {self.rate}")
+        """At least one opponent, if any are named."""
+        if self.opponents == []:
+            raise ValueError("opponents: name one; fix it with --set opponents=[random]")
 
 
 @pytest.fixture
@@ -70,10 +75,11 @@ def test_a_yaml_file_and_overrides_become_a_checked_config(sketch_file: Path) ->
     ({"steps": "many"}, "steps must be an integer, got 'many'; fix it with --set steps=..."),
     ({"steps": True}, "steps must be an integer"),
     ({"opponents": [3]}, "opponents must be a string"),
-    ({"steps": 0}, "steps must be a positive integer, got 0"),
-    ({"depth": -1}, "depth must be 0 or a positive integer, got -1"),
-    ({"seed": 2 ** 32}, "seed must be in [0, 2**32)"),
-    ({"rate": 2}, "rate must be in (0, 1]"),
+    ({"steps": 0}, "steps must be an integer in [1, 1000], got 0; fix it with --set steps=10"),
+    ({"depth": -1}, "depth must be an integer in [0, 9], got -1; fix it with --set depth=0"),
+    ({"seed": 2 ** 32}, "seed must be an integer in [0, 4294967295]"),
+    ({"rate": 2}, "rate must be a number in (0, 1], got 2.0; fix it with --set rate=0.1"),
+    ({"opponents": []}, "opponents: name one"),
     ({"game": "chess"}, "unknown game"),
 ])
 def test_bad_keys_and_values_fail_in_one_line(sketch_file: Path, overrides: dict[str, object],

@@ -148,7 +148,7 @@ def learn_three_rollouts(tmp_path: Path, kickstart: type[Kickstart], *extra: str
     """Three rollouts of a tiny tic-tac-toe run with a teacher searching 40 positions a
     rollout (the ``az:4`` player unless ``extra`` sets another), distilled by ``kickstart``;
     ``extra``: more arguments."""
-    run, _ = ppo.prepare(ppo.build_parser().parse_args(
+    run, _, _ = ppo.prepare(ppo.build_parser().parse_args(
         ["tictactoe", "--runs-dir", str(tmp_path), *TINY[1:], "--set", "n_steps=16",
          "--set", f"teacher={TEACHER}", "--set", "teacher_simulations=4",
          "--set", "teacher_positions=40", *extra]),

@@ -164,11 +164,13 @@ def test_bad_config_values_are_usage_errors(tmp_path: Path,
                           "pretrain_batch_size must be a positive integer"),
                          (["--opponent", "nobody"], "unknown tictactoe player"),
                          (["--set", "n_steps=banana"], "n_steps must be an integer"),
-                         (["--set", "torch_threads=100000"], "torch_threads must be at most"),
+                         (["--set", "torch_threads=100000"],
+                          "torch_threads must be a positive integer, at most"),
                          (["--set", "lr_schedule=cosine"],
                           "fix it with --set lr_schedule=linear"),
                          (["--seed", "-1"], "--seed: must be >= 0"),
-                         (["--set", "seed=-1"], "seed must be in [0, 2**32)")):
+                         (["--set", "seed=-1"],
+                          "seed must be 0 or a positive integer, at most 4294967295")):
         with pytest.raises(SystemExit) as exit_info:
             ppo.main(["tictactoe", "--runs-dir", str(tmp_path), *bad])
         assert exit_info.value.code == 2
