@@ -2,7 +2,8 @@
 
 Each subcommand is a module with ``main(argv) -> int``, imported only when it runs; what the
 subcommands share (one-line errors, argument types, board options) is
-``boardgym.train.common.commands``.
+``boardgym.train.common.commands``. Every subcommand runs under ``interruptible``: Ctrl-C
+ends it with exit code 130 and one line on stderr (``boardgym COMMAND: interrupted``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import sys
 from importlib import import_module
 
-from boardgym.train.common.commands import EXIT_USAGE
+from boardgym.train.common.commands import EXIT_USAGE, interruptible
 
 COMMANDS = {
     "evaluate": ("boardgym.train.match.evaluate", "A against B in simulated matches"),
@@ -49,8 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"boardgym: error: {given}; choose one of {', '.join(COMMANDS)} "
               "(boardgym --help)", file=sys.stderr)
         return EXIT_USAGE
-    module = import_module(COMMANDS[args[0]][0])
-    return int(module.main(args[1:]) or 0)
+    name = args[0]
+    return interruptible(f"boardgym {name}",
+                         lambda rest: import_module(COMMANDS[name][0]).main(rest), args[1:])
 
 
 if __name__ == "__main__":

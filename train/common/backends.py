@@ -14,16 +14,23 @@ order.
 Backends (``Backend``):
 
 - ``local``: with one worker, in this process (with a ``state`` already built, if given);
-  with more, a ``ProcessPoolExecutor`` whose initializer builds each process's state.
+  with more, a ``ProcessPoolExecutor`` whose initializer builds each process's state. At
+  most ``local_cpus()`` processes (more run no faster; the Ray backend is the way to more),
+  and never more than there are tasks: work that is one task runs in this process.
 - ``ray``: Ray tasks (``pip install -e ".[ray]"``). With no address (neither ``--address``
   nor ``RAY_ADDRESS``) a local Ray is started (or the one this process already started is
   used); with one, this process joins that cluster. A task whose worker dies (a lost node, a
   killed process) is run again by Ray, up to ``TASK_RETRIES`` times: the same task, so the
   same result.
 
-Both keep at most ``workers`` tasks running and at most ``AHEAD`` tasks per worker finished
-or running ahead of the one the caller waits for, so an endless stream of tasks (labelling
-positions until enough are good) works, and a caller that stops early wastes little.
+Both keep at most ``workers`` tasks running (``MAX_WORKERS`` at most) and at most ``AHEAD``
+tasks per worker finished or running ahead of the one the caller waits for, so an endless
+stream of tasks (labelling positions until enough are good) works, and a caller that stops
+early wastes little.
+
+Stopping: when the caller stops early, fails or is interrupted (Ctrl-C), the tasks still
+running are stopped at once (local worker processes terminated, Ray tasks cancelled).
+Worker processes ignore Ctrl-C themselves, so only the command reports it, in one line.
 
 Use it from other code::
 
@@ -39,15 +46,16 @@ import importlib.util
 import itertools
 import logging
 import os
+import signal
 import socket
 import sys
 import uuid
-from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Generator, Iterable, Iterator, Sized
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from boardgym.train.common.commands import int_at_least
+from boardgym.train.common.commands import MAX_WORKERS, check_workers, int_at_least, local_cpus
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -99,8 +107,8 @@ class Backend:
     def __post_init__(self) -> None:
         if self.name not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {self.name!r}")
-        if self.workers is not None and self.workers < 1:
-            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.workers is not None:
+            check_workers(self.name, self.workers)
         if self.address is not None and self.name != "ray":
             raise ValueError("--address joins a Ray cluster: add --backend ray")
 
@@ -115,10 +123,11 @@ class Backend:
 
 def add_backend_options(parser: argparse.ArgumentParser, what: str = "the work") -> None:
     """Add ``--workers K``, ``--backend local|ray`` and ``--address ADDR`` to a command."""
-    parser.add_argument("--workers", type=int_at_least(1),
+    parser.add_argument("--workers", type=int_at_least(1, MAX_WORKERS, "MAX_WORKERS"),
                         help=f"tasks running at once to spread {what} over: local processes "
-                             "(default 1) or Ray tasks (default: the cluster's CPUs); the "
-                             "results are the same for any number")
+                             "(default 1, at most this machine's CPU count; for more, "
+                             "--backend ray) or Ray tasks (default: the cluster's CPUs; "
+                             f"at most {MAX_WORKERS}); the results are the same for any number")
     parser.add_argument("--backend", choices=BACKENDS, default="local",
                         help='where the work runs: "local" processes (default) or "ray" '
                              '(a local Ray, or the cluster of --address / RAY_ADDRESS; '
@@ -133,7 +142,8 @@ def backend_from_args(args: argparse.Namespace) -> Backend:
     """The ``Backend`` of a command's ``--backend``, ``--workers`` and ``--address``.
 
     Raises:
-        ValueError: ``--address`` without ``--backend ray``.
+        ValueError: ``--address`` without ``--backend ray``, or more ``--workers`` than the
+            backend runs (``check_workers``).
     """
     return Backend(args.backend, args.workers, args.address)
 
@@ -258,6 +268,13 @@ def _state_for(key: str, setup: Callable[[], Any]) -> Any:
     return _worker_state
 
 
+def _start_worker(key: str, setup: Callable[[], Any]) -> None:
+    """A local worker process's start: Ctrl-C is the command's to report, not each worker's
+    (the command stops its workers); then the map's state is built."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _state_for(key, setup)
+
+
 def _run_task(key: str, functions: tuple[Callable[[], S], Callable[[S, T], R]], task: T) -> R:
     """Run one task in a worker process (a pool's or Ray's)."""
     setup, run = functions
@@ -301,6 +318,28 @@ class _PoolRunner(Generic[S, T, R]):
     def cancel(self, handles: list[Handle]) -> None:
         for handle in handles:
             handle.cancel()
+
+
+@contextmanager
+def _pool(workers: int, key: str, setup: Callable[[], Any]
+          ) -> Iterator[concurrent.futures.ProcessPoolExecutor]:
+    """A pool of ``workers`` local processes, each with the state ``setup`` builds; shut down
+    in order when the body ends; stopped at once when it fails, is interrupted or is closed
+    early: no more tasks start, and the processes, which may be running tasks nobody waits
+    for any more, are terminated (quietly: they ignore Ctrl-C, and SIGTERM ends them without
+    a traceback)."""
+    pool = concurrent.futures.ProcessPoolExecutor(workers, initializer=_start_worker,
+                                                  initargs=(key, setup))
+    try:
+        yield pool
+    except BaseException:
+        processes = list(getattr(pool, "_processes", None) or {})
+        pool.shutdown(wait=False, cancel_futures=True)
+        for pid in processes:
+            with suppress(OSError):  # already gone
+                os.kill(pid, signal.SIGTERM)
+        raise
+    pool.shutdown(wait=True)
 
 
 @dataclass
@@ -378,7 +417,9 @@ def parallel_map(run: Callable[[S, T], R], tasks: Iterable[T], setup: Callable[[
     Args:
         run: a task's work; with more than one worker, picklable (a module-level function
             or a method of a picklable object) and a function of its task alone.
-        tasks: the tasks, finite or endless (stop iterating the results to stop).
+        tasks: the tasks, finite or endless (stop iterating the results to stop); when
+            they have a length (``task_ranges`` of a total), no more workers than tasks
+            are started, and a single local task runs in this process.
         setup: builds the state of a worker process (picklable likewise).
         backend: where the tasks run (default: local, in this process); ``connect`` it
             first to fail early on bad input.
@@ -388,33 +429,52 @@ def parallel_map(run: Callable[[S, T], R], tasks: Iterable[T], setup: Callable[[
         ValueError: the Ray backend cannot start (see ``connect``).
     """
     backend = backend or Backend()
-    if backend.inline:
+    count = len(tasks) if isinstance(tasks, Sized) else None
+    if backend.inline or (backend.name == "local" and count is not None and count <= 1):
         built = setup() if state is None else state
         for task in tasks:
             yield run(built, task)
         return
     key = uuid.uuid4().hex
     if backend.name == "local":
-        workers = backend.workers or 1
-        with concurrent.futures.ProcessPoolExecutor(
-                workers, initializer=_state_for, initargs=(key, setup)) as pool:
+        workers = min(backend.workers or 1, count or local_cpus())
+        with _pool(workers, key, setup) as pool:
             yield from _in_order(_PoolRunner(pool, key, (setup, run)), tasks, workers)
         return
     connect(backend)
     import ray
 
     runner = _RayRunner(key, ray.put((setup, run)))
-    yield from _in_order(runner, tasks, backend.workers or cluster_cpus())
+    workers = backend.workers or cluster_cpus()
+    yield from _in_order(runner, tasks, workers if count is None else max(1, min(workers, count)))
 
 
-def task_ranges(size: int, backend: Backend, total: int | None = None) -> Iterator[range]:
+@dataclass(frozen=True)
+class _Ranges:
+    """The index ranges of ``range(total)`` in steps of ``step``: made as they are read, with
+    a length (the number of tasks)."""
+
+    total: int
+    step: int
+
+    def __len__(self) -> int:
+        return -(-self.total // self.step)
+
+    def __iter__(self) -> Iterator[range]:
+        for start in range(0, self.total, self.step):
+            yield range(start, min(start + self.step, self.total))
+
+
+def task_ranges(size: int, backend: Backend, total: int | None = None) -> Iterable[range]:
     """The index ranges ``[0, step)``, ``[step, 2 * step)``, ... that split work into tasks:
     ``step`` is ``size`` (>= 1), or 1 when ``backend`` runs tasks in this process (so that
-    progress is counted index by index); up to ``total`` indices (the last range cut there),
-    or forever when ``total`` is None."""
+    progress is counted index by index); up to ``total`` indices (the last range cut there;
+    the ranges then have a length, and nothing is made before it is read), or forever when
+    ``total`` is None."""
     step = 1 if backend.inline else size
-    for start in itertools.count(0, step) if total is None else range(0, total, step):
-        yield range(start, start + step if total is None else min(start + step, total))
+    if total is not None:
+        return _Ranges(total, step)
+    return (range(start, start + step) for start in itertools.count(0, step))
 
 
 def flat_map(run: Callable[[S, T], list[R]], tasks: Iterable[T], setup: Callable[[], S],
@@ -429,22 +489,3 @@ def flat_map(run: Callable[[S, T], list[R]], tasks: Iterable[T], setup: Callable
             if advance is not None:
                 advance(len(chunk))
             yield from chunk
-
-
-def first_distinct(items: Iterable[T | None], count: int, key: Callable[[T], str],
-                   advance: Callable[[int], object] | None = None) -> list[T]:
-    """The first ``count`` items of ``items`` whose ``key`` is new, in order (``None`` items
-    skipped), calling ``advance(1)`` as each is kept; stops reading there (fewer when
-    ``items`` ends first)."""
-    kept: list[T] = []
-    seen: set[str] = set()
-    for item in items:
-        if item is None or key(item) in seen:
-            continue
-        seen.add(key(item))
-        kept.append(item)
-        if advance is not None:
-            advance(1)
-        if len(kept) == count:
-            break
-    return kept

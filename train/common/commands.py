@@ -1,9 +1,17 @@
-"""What every subcommand shares: one-line usage errors, argument types, the board options,
-the game list for help texts and the progress bar.
+"""What every subcommand shares: one-line usage errors, argument types and their caps, the
+board options, the game list for help texts, the progress bar, Ctrl-C, and the files a
+command writes where the user says.
 
 Every command-line error of every subcommand is one line on stderr and exit code 2, never a
 traceback: the subcommands build their parsers with ``CommandParser`` and report bad values
-found later with ``CommandParser.error`` too.
+found later with ``CommandParser.error`` too. Ctrl-C ends any command with exit code 130 and
+one line (``interruptible``, which the ``boardgym`` dispatcher runs every command in).
+
+A file named on the command line (``--out``, ``--png``, ...) is overwritten only when it is
+the command's own earlier output, recognised by its format header or its run folder;
+anything else needs ``--force`` (``check_output``). Outputs are written atomically: a
+temporary file in the same folder, then a rename (``atomic_path``; text files through
+``train.common.runs.write_atomic``).
 """
 
 from __future__ import annotations
@@ -11,12 +19,26 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 from boardgym.envs.games.core import one_line
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""The exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+MAX_GAMES = 1_000_000
+"""The most games one command plays (``evaluate --games``; ``tournament --games``, per
+pairing): a million games pin a win rate within 0.1 % (95 % Wilson interval); a match keeps
+about 60 bytes a game (its outcome and a hash of its moves)."""
+GAMES_CAP = "MAX_GAMES: a million games pin a win rate within 0.1%"
+"""Why ``--games`` stops at ``MAX_GAMES`` (the error message says it)."""
+MAX_WORKERS = 1024
+"""The most tasks running at once on any backend (``--workers``): Ray tasks over a cluster
+of up to this many CPUs. The local backend's own cap is the machine's CPU count
+(``local_cpus``)."""
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -36,8 +58,10 @@ def game_parser(prog: str, description: str | None, **kwargs: Any) -> CommandPar
     return parser
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type`` accepting integers >= ``minimum``, with a usage error otherwise."""
+def int_at_least(minimum: int, maximum: int | None = None,
+                 cap: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers >= ``minimum`` (and <= ``maximum`` when given:
+    a documented cap, ``cap`` saying which and why), with a usage error otherwise."""
 
     def parse(text: str) -> int:
         try:
@@ -46,10 +70,47 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(over(value, maximum, cap))
         return value
 
     parse.__name__ = f"integer >= {minimum}"
     return parse
+
+
+def over(value: int, maximum: int, cap: str = "") -> str:
+    """The message of a value above its cap: ``must be at most MAXIMUM (CAP), got VALUE``."""
+    why = f" ({cap})" if cap else ""
+    return f"must be at most {maximum}{why}, got {value}"
+
+
+def games_count(text: str) -> int:
+    """The argparse ``type`` of every ``--games``: an integer in ``[1, MAX_GAMES]``."""
+    return int_at_least(1, MAX_GAMES, GAMES_CAP)(text)
+
+
+def local_cpus() -> int:
+    """The CPUs of this machine: the most processes the local backend runs."""
+    return os.cpu_count() or 1
+
+
+def check_workers(name: str, workers: int) -> None:
+    """Refuse a number of workers the backend ``name`` does not run.
+
+    Raises:
+        ValueError: below 1; above ``local_cpus()`` on the local backend; above
+            ``MAX_WORKERS`` on Ray (one line naming the most and the way to more).
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if name == "local" and workers > local_cpus():
+        raise ValueError(f"--workers {workers}: the local backend runs at most "
+                         f"{local_cpus()} processes, this machine's CPUs (more run no "
+                         f"faster); use --workers {local_cpus()} or fewer, or --backend ray "
+                         "to spread the work over a cluster")
+    if workers > MAX_WORKERS:
+        raise ValueError(f"--workers {workers}: at most {MAX_WORKERS} tasks run at once "
+                         "(MAX_WORKERS); use fewer")
 
 
 def check_at_least(**limits: tuple[int, int]) -> None:
@@ -58,6 +119,14 @@ def check_at_least(**limits: tuple[int, int]) -> None:
     for name, (value, minimum) in limits.items():
         if value < minimum:
             raise ValueError(f"{name} must be >= {minimum}, got {value}")
+
+
+def check_at_most(cap: str = "", **limits: tuple[int, int]) -> None:
+    """Raise a ValueError naming the first argument ``name=(value, maximum)`` whose value is
+    above its cap (``cap`` says which and why; the twin of ``int_at_least``'s maximum)."""
+    for name, (value, maximum) in limits.items():
+        if value > maximum:
+            raise ValueError(f"{name} {over(value, maximum, cap)}")
 
 
 def game_names() -> str:
@@ -108,3 +177,107 @@ def progress_bar(total: int | None, unit: str = "game", enabled: bool = True) ->
     except ImportError:
         return None
     return tqdm(total=total, unit=unit, leave=False, file=sys.stderr)
+
+
+# -- Ctrl-C ----------------------------------------------------------------------------------
+
+
+def interruptible(prog: str, main: Callable[[list[str]], int | None], argv: list[str]) -> int:
+    """``main(argv)``'s exit code; after Ctrl-C (``KeyboardInterrupt``) one line on stderr,
+    ``PROG: interrupted``, and ``EXIT_INTERRUPTED`` instead of a traceback. Whatever the
+    command had started is undone on the way out (worker processes stopped, temporary
+    files removed: ``atomic_path``), so no half-written file is left."""
+    try:
+        return int(main(argv) or 0)
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+# -- output files ----------------------------------------------------------------------------
+
+
+def add_force_option(parser: argparse.ArgumentParser, what: str = "the output file") -> None:
+    """Add ``--force``: overwrite ``what`` even when it is not this command's own output."""
+    parser.add_argument("--force", action="store_true",
+                        help=f"overwrite {what} even if it is not this command's own earlier "
+                             "output (any other file there is refused without it)")
+
+
+def check_output(path: str | Path, option: str, what: str, is_own: Callable[[Path], bool],
+                 force: bool = False, folder: bool = True) -> Path:
+    """``path``, a file a command is about to write, checked before any work: its folder
+    exists (unless ``folder`` is False: the command makes it), it is no folder itself, and
+    a file already there is overwritten only when ``is_own(path)`` recognises the command's
+    own earlier output (its format header or run folder), or with ``force``.
+
+    Args:
+        path: the file.
+        option: how the command line names it (``"--out"``), for the message.
+        what: what the command writes there (``"a labelled position set"``).
+        is_own: whether an existing file is the command's own output; it must not raise.
+        force: overwrite whatever is there.
+
+    Raises:
+        ValueError: one line naming the path and the fix.
+    """
+    file = Path(path)
+    if file.is_dir():
+        raise ValueError(f"{option} {file} is a folder; name a file to write {what} to")
+    if folder and not file.absolute().parent.is_dir():
+        raise ValueError(f"{option} {file}: no folder {str(file.absolute().parent)!r}; "
+                         "create it or choose another path")
+    if file.exists() and not force and not is_own(file):
+        raise ValueError(f"{option} {file}: a file is there that is not {what} this command "
+                         "wrote; pass --force to overwrite it, or choose another path")
+    return file
+
+
+def head(path: Path, size: int = 4096) -> bytes:
+    """The first ``size`` bytes of the file at ``path`` (empty when it cannot be read)."""
+    try:
+        with path.open("rb") as file:
+            return file.read(size)
+    except OSError:
+        return b""
+
+
+def first_line(path: Path) -> str:
+    """The first line of the text file at ``path``, decoded leniently ('' when unreadable)."""
+    return head(path).split(b"\n", 1)[0].decode("utf-8", "replace")
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_SOFTWARE = "Software"
+"""The PNG text key that records which command drew a picture (``png_metadata``)."""
+
+
+def png_metadata(command: str) -> dict[str, str]:
+    """The ``savefig(metadata=...)`` of a picture drawn by ``boardgym COMMAND``."""
+    return {PNG_SOFTWARE: f"boardgym {command}"}
+
+
+def is_png_of(path: Path, command: str) -> bool:
+    """True when ``path`` is a PNG whose ``png_metadata`` says ``boardgym COMMAND`` drew it."""
+    data = head(path, 1 << 16)
+    marker = f"{PNG_SOFTWARE}\0boardgym {command}".encode()
+    return data.startswith(PNG_SIGNATURE) and marker in data.split(b"IDAT", 1)[0]
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path next to ``path`` to write the whole file to; renamed over ``path``
+    when the body succeeds, removed when it fails or is interrupted, so ``path`` holds its
+    old content or the new one, never part of a file."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def argv_of(argv: Sequence[str] | None) -> list[str]:
+    """The arguments a command was given: ``argv``, or the process's own when None."""
+    return list(sys.argv[1:] if argv is None else argv)
