@@ -7,14 +7,21 @@ is the median of ``--repeats`` runs of ``--seconds`` each, in wall-clock time an
 process's CPU time (steadier on a shared, loaded machine). Pgx (``pgx.make`` + ``jax.vmap``,
 auto-reset, CPU) and OpenSpiel (C++ core through pyspiel, with observation tensors) are
 measured in the same run when installed (``pip install -e ".[bench]"``).
+
+The vector env is measured against each player that plays batched under its bare name
+(``bench_opponents``: ``az`` needs a checkpoint, so it is not one). ``--markdown FILE`` also
+writes the table, atomically; a file already there is overwritten only when it is such a
+table (its first line is ``MARKDOWN_HEADER``...), otherwise ``--force`` is needed.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +32,15 @@ import numpy as np
 import boardgym  # noqa: F401  (registers the games, their players and env ids)
 from boardgym.envs.games import GAMES, players
 from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
+from boardgym.envs.games.core import Game
+from boardgym.train.common.commands import (
+    CommandParser,
+    add_force_option,
+    check_output,
+    first_line,
+    int_at_least,
+)
+from boardgym.train.common.runs import write_atomic
 
 PEER_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
 """The games' names in Pgx and in OpenSpiel (the same in both)."""
@@ -38,6 +54,14 @@ Run = Callable[[float], Rate]
 """Plays for about the given seconds; returns its ``Rate``."""
 Row = tuple[str, str, str, Rate]
 """``(game, what, opponent, rate)`` of one measurement."""
+MAX_SECONDS = 60.0
+"""The longest run (``--seconds``): a rate steadies within seconds."""
+MAX_REPEATS = 100
+"""The most runs per number (``--repeats``)."""
+MAX_SIZE = 65_536
+"""The most games of a measured vector env (``--sizes``)."""
+MARKDOWN_HEADER = "Machine: "
+"""How the table of ``--markdown`` starts (``markdown``): what recognises the file."""
 
 
 class Clock:
@@ -174,6 +198,13 @@ def machine() -> str:
             f"{np.__version__}; load average {load:.1f} when measured")
 
 
+def bench_opponents(record: Game) -> list[str]:
+    """The players of ``record``'s game that play batched as a bare name (``random``,
+    ``lookahead``...), the vector env's opponents here."""
+    return [name for name in players.batched_names(record)
+            if players.make_batched(record, name) is not None]
+
+
 def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
             peers: bool) -> list[Row]:
     """Rows ``(game, what, opponent, (wall, CPU) plies/s)``, printed as they come."""
@@ -190,7 +221,7 @@ def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
 
     for game in games:
         add(game, "single env", "random", single_env(game))
-        for opponent in players.batched_names(GAMES[game]):
+        for opponent in bench_opponents(GAMES[game]):
             for n in sizes if opponent == "random" else sizes[-1:]:
                 add(game, f"vector env N={n}", opponent, vector_env(game, n, opponent))
         if peers:
@@ -202,7 +233,7 @@ def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
 def markdown(rows: list[Row], sizes: list[int]) -> str:
     """The results table, with each vector-env row's ratio to Pgx on the same game."""
     pgx = {game: rate[0] for game, what, _, rate in rows if what.startswith("Pgx")}
-    lines = [f"Machine: {machine()}.", "",
+    lines = [f"{MARKDOWN_HEADER}{machine()}.", "",
              "| game | env | opponent | plies/s | plies per CPU s | vs Pgx |",
              "|---|---|---|---:|---:|---:|"]
     for game, what, opponent, (wall, cpu) in rows:
@@ -211,24 +242,60 @@ def markdown(rows: list[Row], sizes: list[int]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="boardgym bench", description=__doc__.splitlines()[0])
+def seconds(text: str) -> float:
+    """The argparse ``type`` of ``--seconds``: a number in ``(0, MAX_SECONDS]``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") \
+            from None
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(f"must be > 0 and at most {MAX_SECONDS:g} "
+                                         f"(MAX_SECONDS), got {text}")
+    return value
+
+
+def is_table(path: Path) -> bool:
+    """True when ``path`` is a table ``--markdown`` wrote (``MARKDOWN_HEADER`` first)."""
+    return first_line(path).startswith(MARKDOWN_HEADER)
+
+
+def build_parser() -> CommandParser:
+    """The ``boardgym bench`` argument parser."""
+    parser = CommandParser(prog="boardgym bench", description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="+", choices=list(GAMES), default=list(BUILT_IN))
-    parser.add_argument("--sizes", nargs="+", type=int, default=list(SIZES))
-    parser.add_argument("--seconds", type=float, default=1.0, help="per run (default 1)")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per number; the median")
+    parser.add_argument("--sizes", nargs="+", type=int_at_least(1, MAX_SIZE, "MAX_SIZE"),
+                        default=list(SIZES),
+                        help=f"vector env sizes (default {' '.join(map(str, SIZES))}; at most "
+                             f"{MAX_SIZE})")
+    parser.add_argument("--seconds", type=seconds, default=1.0,
+                        help=f"per run (default 1, at most {MAX_SECONDS:g})")
+    parser.add_argument("--repeats", type=int_at_least(1, MAX_REPEATS, "MAX_REPEATS"),
+                        default=3, help=f"runs per number; the median (default 3, at most "
+                                        f"{MAX_REPEATS})")
     parser.add_argument("--no-peers", action="store_true", help="skip Pgx and OpenSpiel")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    add_force_option(parser, "the --markdown file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns the exit code (2 with one line on stderr for bad input)."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.repeats < 1 or min(args.sizes) < 1:
-        parser.error("--seconds must be > 0, --repeats >= 1 and every size >= 1")
+    try:
+        if args.markdown:
+            check_output(args.markdown, "--markdown", "a benchmark table", is_table, args.force)
+    except ValueError as error:
+        parser.error(str(error))
     print(machine())
     rows = measure(args.games, args.sizes, args.seconds, args.repeats, not args.no_peers)
     if args.markdown:
-        args.markdown.write_text(markdown(rows, args.sizes))
+        write_atomic(args.markdown, markdown(rows, args.sizes))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["bench", *sys.argv[1:]]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -41,15 +42,28 @@ from boardgym.train.common.backends import (
     task_ranges,
 )
 from boardgym.train.common.commands import (
+    GAMES_CAP,
+    MAX_GAMES,
     add_board_options,
     board_options,
     check_at_least,
+    check_at_most,
     game_parser,
+    games_count,
     int_at_least,
     progress_bar,
 )
 from boardgym.train.match import openings as fair
-from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, MatchResult, Moves, player_label
+from boardgym.train.match.results import (
+    A_WON,
+    B_WON,
+    PAIR,
+    TIE,
+    MatchResult,
+    Moves,
+    Tally,
+    player_label,
+)
 
 CHUNK_GAMES = 25
 """Games per task handed to a worker process or a Ray task."""
@@ -194,7 +208,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         game: a game name or alias.
         a: A's spec (built-in name or checkpoint path, see ``agents.make``) or an ``Agent``.
         b: B's spec or ``Agent``.
-        games: number of games, > 0.
+        games: number of games, in ``[1, MAX_GAMES]``.
         seed: match seed, >= 0.
         alternate: alternate the first player instead of drawing it.
         workers: tasks running at once (``train.common.backends.Backend``: local processes, default
@@ -213,11 +227,12 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
 
     Raises:
-        ValueError: unknown game or agent, bad option, ``games < 1``, ``seed < 0``,
-            ``workers < 1``, an odd number of games with openings, bad openings, or a Ray
-            backend that cannot start.
+        ValueError: unknown game or agent, bad option, ``games`` outside ``[1, MAX_GAMES]``,
+            ``seed < 0``, ``workers`` outside what the backend runs, an odd number of
+            games with openings, bad openings, or a Ray backend that cannot start.
     """
     check_at_least(games=(games, 1), seed=(seed, 0))
+    check_at_most(GAMES_CAP, games=(games, MAX_GAMES))
     where = Backend(backend, workers, address)
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
@@ -226,16 +241,17 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     bar = None if callable(progress) else progress_bar(games, enabled=bool(progress))
     advance = progress if callable(progress) else None if bar is None else bar.update
     start = time.perf_counter()
+    tally = Tally()
     try:
-        played = list(_games(match, games, where, advance, players))
+        for result, moves in _games(match, games, where, advance, players):
+            tally.add(result, moves)
     finally:
         if bar is not None:
             bar.close()
-    outcomes = tuple(result for result, _ in played)
+    outcomes = tally.outcomes
     return MatchResult(name, player_label(a), player_label(b), games, outcomes.count(A_WON),
                        outcomes.count(B_WON), outcomes.count(TIE),
-                       time.perf_counter() - start, outcomes, source,
-                       len({moves for _, moves in played}))
+                       time.perf_counter() - start, outcomes, source, tally.distinct_games)
 
 
 def fair_openings(game: str, spec: str, games: int, seed: int,
@@ -266,8 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("a", help="agent A: a built-in name (e.g. corner_best, lookahead:2, "
                                   "perfect) or a checkpoint path")
     parser.add_argument("b", help="agent B, likewise")
-    parser.add_argument("--games", type=int_at_least(1), default=100,
-                        help="number of games (default 100)")
+    parser.add_argument("--games", type=games_count, default=100,
+                        help=f"number of games (default 100, at most {MAX_GAMES})")
     parser.add_argument("--seed", type=int_at_least(0), default=0, help="match seed (default 0)")
     parser.add_argument("--alternate", action="store_true",
                         help="alternate the first player instead of drawing it per game")
@@ -329,4 +345,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["evaluate", *sys.argv[1:]]))

@@ -57,7 +57,9 @@ from boardgym import agents
 from boardgym.agents import shipped
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
+from boardgym.train.common import commands
 from boardgym.train.common.commands import game_parser, int_at_least
+from boardgym.train.common.runs import write_atomic
 
 Opening = tuple[int, ...]
 """The actions of an opening, from the game's start position."""
@@ -424,26 +426,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-value", type=float, default=DEFAULT_MAX_VALUE,
                         help="largest absolute search value kept (default "
                              f"{DEFAULT_MAX_VALUE:g})")
-    parser.add_argument("--out", type=Path, required=True, help="the suite file to write")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="the suite file to write (a file there is overwritten only when "
+                             "it is a suite this command wrote, else --force)")
+    commands.add_force_option(parser, "the --out file")
     return parser
+
+
+def is_suite(path: Path) -> bool:
+    """True when ``path`` starts with the header ``suite_text`` writes."""
+    return commands.first_line(path).endswith("(boardgym opening suite)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Write a balanced suite; returns 0 (2 on a usage error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    from boardgym.train.common.commands import progress_bar
-
-    bar = progress_bar(args.count, enabled=True)
+    bar = commands.progress_bar(args.count, enabled=True)
     try:
+        commands.check_output(args.out, "--out", "an opening suite", is_suite, args.force,
+                              folder=False)
         balanced = balanced_openings(args.game, args.plies, args.count, args.seed, args.depth,
                                      args.max_value,
                                      (lambda n: None) if bar is None else bar.update)
         command = " ".join(["python -m boardgym.train.match.openings",
                             *(sys.argv[1:] if argv is None else argv)])
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(suite_text(args.game, balanced, command, args.depth,
-                                       args.max_value))
+        write_atomic(args.out, suite_text(args.game, balanced, command, args.depth,
+                                          args.max_value))
     except ValueError as error:
         parser.error(str(error))
     except OSError as error:
@@ -456,4 +466,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(commands.interruptible(build_parser().prog, main, sys.argv[1:]))

@@ -12,6 +12,7 @@ conservative, and it stays open when every pair scores alike.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,32 @@ PAIR = 2
 PERCENT = 100
 Moves = tuple[int, ...]
 """Every action of one game, its opening included."""
+
+
+class Tally:
+    """A's outcomes of a stream of games, in game order, and how many distinct games there
+    were, kept small: a byte an outcome and a 64-bit hash of each distinct game's moves (two
+    games whose hashes collide, about one chance in 10**7 in a million games, count once);
+    the moves themselves are not kept."""
+
+    def __init__(self) -> None:
+        self._outcomes = array("b")
+        self._games: set[int] = set()
+
+    def add(self, outcome: int, moves: Moves) -> None:
+        """Count one game: A's ``outcome`` and every action of the game."""
+        self._outcomes.append(outcome)
+        self._games.add(hash(moves))
+
+    @property
+    def outcomes(self) -> tuple[int, ...]:
+        """A's outcome in each game so far, in order."""
+        return tuple(self._outcomes)
+
+    @property
+    def distinct_games(self) -> int:
+        """The games so far with distinct move sequences."""
+        return len(self._games)
 
 
 def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:

@@ -8,7 +8,12 @@ depend only on the seed, never on the number of worker processes or the backend
 
 Ratings are the Elo fit of the whole table with percentile bootstrap 95% intervals
 (``train.match.elo``), anchored so that the anchor player (``random`` when it takes part,
-otherwise the first player listed) is at 0.
+otherwise the first player listed) is at 0. A player whose every pairing went one way has no
+interval: the reports say ``undefined`` (``UNDEFINED``), the JSON ``null``.
+
+Outputs: ``--out PREFIX`` names ``PREFIX.json``, ``.md`` and ``.png``, written atomically;
+files already there are overwritten only when ``PREFIX.json`` is a tournament's record (the
+command's own earlier output), otherwise ``--force`` is needed.
 
 Fair tournaments (``--openings``, see ``train.match.openings``): every pairing plays the same
 openings, games ``2k`` and ``2k + 1`` of a pairing both from opening ``k`` with the seats
@@ -33,6 +38,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
+from boardgym.train.common import commands
 from boardgym.train.common.backends import (
     Backend,
     add_backend_options,
@@ -40,9 +46,9 @@ from boardgym.train.common.backends import (
     flat_map,
     task_ranges,
 )
-from boardgym.train.common.commands import check_at_least, game_parser, int_at_least, progress_bar
+from boardgym.train.common.runs import write_atomic
 from boardgym.train.match import openings as fair
-from boardgym.train.match.elo import bootstrap_elo, pairings, tables
+from boardgym.train.match.elo import MAX_BOOTSTRAP, bootstrap_elo, pairings, tables
 from boardgym.train.match.evaluate import (
     add_openings_option,
     check_boards,
@@ -50,7 +56,7 @@ from boardgym.train.match.evaluate import (
     game_rng,
     play_moves,
 )
-from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, Moves, pair_fields
+from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, Moves, Tally, pair_fields
 
 DEFAULT_ANCHOR = "random"
 BOOTSTRAP_SAMPLES = 1000
@@ -59,6 +65,10 @@ GAMES_PER_TASK = 4
 DEFAULT_GAMES = 20
 OUTCOMES = (A_WON, TIE, B_WON)
 """Column order of the per-pairing counts: first-listed player's wins, ties, losses."""
+UNDEFINED = "undefined (every game of its pairings went one way)"
+"""How the reports show an interval the bootstrap cannot give (``train.match.elo``)."""
+SUFFIXES = (".json", ".md", ".png")
+"""The outputs of ``--out PREFIX``; the JSON is the record that recognises them."""
 
 
 # -- playing ---------------------------------------------------------------------------------
@@ -99,14 +109,20 @@ class _Schedule:
 
 def play_round_robin(schedule: _Schedule, backend: Backend,
                      advance: Callable[[int], object] | None,
-                     players: Sequence[Agent]) -> list[tuple[int, Moves]]:
-    """Every game's result and moves in game order; ``advance(n)`` (if given) is called as
-    ``n`` games finish. In this process the games are played one by one with ``players`` (built
-    from the specs); each worker process builds its own once and plays ``GAMES_PER_TASK`` at
-    a time (whole pairs of games: it is even)."""
+                     players: Sequence[Agent]) -> list[Tally]:
+    """Each pairing's ``Tally`` (its games' results and distinct games), in pairing order;
+    ``advance(n)`` (if given) is called as ``n`` games finish. In this process the games are
+    played one by one with ``players`` (built from the specs); each worker process builds its
+    own once and plays ``GAMES_PER_TASK`` at a time (whole pairs of games: it is even)."""
     tasks = task_ranges(GAMES_PER_TASK, backend, len(schedule.pairs) * schedule.games)
-    return list(flat_map(schedule.play_games, tasks, schedule.players, backend, list(players),
-                         advance))
+    tallies: list[Tally] = []
+    for index, (result, moves) in enumerate(flat_map(schedule.play_games, tasks,
+                                                     schedule.players, backend,
+                                                     list(players), advance)):
+        if index % schedule.games == 0:
+            tallies.append(Tally())
+        tallies[-1].add(result, moves)
+    return tallies
 
 
 @dataclass(frozen=True)
@@ -122,7 +138,8 @@ class Tournament:
             ``train.match.elo.pairings`` order, player i's wins, ties and losses.
         anchor: index of the player rated 0.
         ratings: Elo per player.
-        intervals: ``(players, 2)`` bootstrap 95% intervals.
+        intervals: ``(players, 2)`` bootstrap 95% intervals (NaN: undefined, see
+            ``train.match.elo``).
         seconds: wall-clock time.
         openings: where the openings came from (None: every game from the start).
         outcomes: ``(pairs, games)``: the first-listed player's result in each game.
@@ -154,6 +171,16 @@ class Tournament:
         with np.errstate(invalid="ignore"):
             return points / games
 
+    def interval(self, player: int) -> list[float] | None:
+        """Player ``player``'s 95% interval rounded to 0.1, or None where it is undefined."""
+        low, high = self.intervals[player]
+        return None if np.isnan(low) else [round(float(low), 1), round(float(high), 1)]
+
+    def interval_text(self, player: int) -> str:
+        """The interval as the reports print it: ``[low, high]`` or ``UNDEFINED``."""
+        low, high = self.intervals[player]
+        return UNDEFINED if np.isnan(low) else f"[{low:.0f}, {high:.0f}]"
+
     def ranking(self) -> list[int]:
         """Player indices, best rating first."""
         return sorted(range(len(self.players)), key=lambda p: -self.ratings[p])
@@ -166,8 +193,7 @@ class Tournament:
                  for p, ((i, j), (w, t, lost)) in enumerate(zip(
                      pairings(len(self.players)), self.counts, strict=True))]
         ratings = [{"player": self.players[p], "elo": round(float(self.ratings[p]), 1),
-                    "ci95": [round(float(x), 1) for x in self.intervals[p]]}
-                   for p in self.ranking()]
+                    "ci95": self.interval(p)} for p in self.ranking()]
         openings = {} if self.openings is None else {"openings": self.openings.json_value()}
         return {"game": self.game, "players": list(self.players),
                 "games_per_pair": self.games, "seed": self.seed, **openings,
@@ -186,12 +212,12 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     Args:
         game: a game name or alias.
         specs: two or more distinct agent specs (built-in names or checkpoint paths).
-        games: games per pairing, >= 1; the first player alternates.
+        games: games per pairing, in ``[1, MAX_GAMES]``; the first player alternates.
         seed: tournament seed, >= 0.
         workers: tasks running at once (``train.common.backends.Backend``: local processes, default
             1; Ray tasks, default the cluster's CPUs); same results for any number.
         anchor: the spec rated 0 (default ``random`` if present, else the first spec).
-        bootstrap: bootstrap resamples for the intervals, >= 1.
+        bootstrap: bootstrap resamples for the intervals, in ``[1, MAX_BOOTSTRAP]``.
         advance: called with the number of games just finished (a progress bar's update;
             None: not called).
         openings: fair games (``train.match.openings.openings_from``): a number of random plies
@@ -212,10 +238,9 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     connect(where)
     schedule = _Schedule(name, specs, games, seed, source)
     start = time.perf_counter()
-    played = play_round_robin(schedule, where, advance, players)
-    results = np.array([result for result, _ in played]).reshape(-1, games)
-    distinct = tuple(len({moves for _, moves in played[p * games:(p + 1) * games]})
-                     for p in range(len(schedule.pairs)))
+    tallies = play_round_robin(schedule, where, advance, players)
+    results = np.array([tally.outcomes for tally in tallies], dtype=np.int8)
+    distinct = tuple(tally.distinct_games for tally in tallies)
     counts = np.stack([(results == outcome).sum(axis=1) for outcome in OUTCOMES], axis=1)
     ratings, intervals = bootstrap_elo(counts, len(specs), anchor_index, bootstrap,
                                        np.random.default_rng([seed, len(results.flat)]))
@@ -229,7 +254,9 @@ def _check(game: str, specs: tuple[str, ...], games: int, seed: int, anchor: str
     players (each built once, here)."""
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a tournament needs two or more distinct players, got {list(specs)}")
-    check_at_least(games=(games, 1), seed=(seed, 0), bootstrap=(bootstrap, 1))
+    commands.check_at_least(games=(games, 1), seed=(seed, 0), bootstrap=(bootstrap, 1))
+    commands.check_at_most(commands.GAMES_CAP, games=(games, commands.MAX_GAMES))
+    commands.check_at_most("MAX_BOOTSTRAP", bootstrap=(bootstrap, MAX_BOOTSTRAP))
     players = [agents.make(game, spec) for spec in specs]
     check_boards(game, players, None)
     if anchor is None:
@@ -262,8 +289,7 @@ def markdown(tournament: Tournament, command: str) -> str:
              f"{t.games} games per pairing, {seating}; Elo anchored at "
              f"`{t.players[t.anchor]}` = 0, 95% bootstrap intervals.", "",
              "| rank | player | Elo | 95% interval |", "|---:|---|---:|---|"]
-    lines += [f"| {rank} | `{t.players[p]}` | {t.ratings[p]:.0f} | "
-              f"[{t.intervals[p, 0]:.0f}, {t.intervals[p, 1]:.0f}] |"
+    lines += [f"| {rank} | `{t.players[p]}` | {t.ratings[p]:.0f} | {t.interval_text(p)} |"
               for rank, p in enumerate(order, 1)]
     return "\n".join(lines) + "\n\n" + pairwise_markdown(t) + fair_markdown(t)
 
@@ -303,8 +329,7 @@ def text_report(tournament: Tournament) -> str:
     t = tournament
     width = max(len(spec) for spec in t.players)
     lines = [f"{'rank':>4}  {'player':<{width}}  {'Elo':>6}  95% interval"]
-    lines += [f"{rank:>4}  {t.players[p]:<{width}}  {t.ratings[p]:>6.0f}  "
-              f"[{t.intervals[p, 0]:.0f}, {t.intervals[p, 1]:.0f}]"
+    lines += [f"{rank:>4}  {t.players[p]:<{width}}  {t.ratings[p]:>6.0f}  {t.interval_text(p)}"
               for rank, p in enumerate(t.ranking(), 1)]
     return "\n".join(lines)
 
@@ -320,7 +345,7 @@ def draw(tournament: Tournament, path: Path) -> None:
     labels = [t.players[p] for p in order]
     size = len(order)
     fig, (left, right) = plt.subplots(1, 2, figsize=(7 + size, 1.5 + 0.6 * size))
-    errors = np.abs(t.intervals[order].T - t.ratings[order])
+    errors = np.nan_to_num(np.abs(t.intervals[order].T - t.ratings[order]))  # undefined: none
     left.errorbar(t.ratings[order], range(size), xerr=errors, fmt="o", capsize=4)
     left.set_yticks(range(size), labels)
     left.invert_yaxis()
@@ -337,17 +362,58 @@ def draw(tournament: Tournament, path: Path) -> None:
     fig.colorbar(image, ax=right, label="row player's score")
     fig.suptitle(f"{t.game}: {t.games} games per pairing")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    with commands.atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=100, format="png", metadata=commands.png_metadata("tournament"))
     plt.close(fig)
 
 
+def outputs(prefix: Path) -> list[Path]:
+    """The files ``--out PREFIX`` names: ``PREFIX.json``, ``.md``, ``.png``."""
+    return [prefix.with_suffix(suffix) for suffix in SUFFIXES]
+
+
+def is_record(path: Path) -> bool:
+    """True when ``path`` is a tournament's JSON record (this command's own output)."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and {"players", "ratings", "pairs", "games_per_pair"} \
+        <= set(record)
+
+
+def is_report(path: Path) -> bool:
+    """True when ``path`` is a tournament's Markdown (``# GAME tournament`` first) or its
+    PNG (``png_metadata`` says so)."""
+    if path.suffix == ".png":
+        return commands.is_png_of(path, "tournament")
+    title = commands.first_line(path)
+    return title.startswith("# ") and title.endswith(" tournament")
+
+
+def check_outputs(prefix: Path, force: bool) -> None:
+    """Check before any game that the outputs of ``prefix`` may be written: each file
+    already there is a tournament's (``is_record``, ``is_report``), or its ``PREFIX.json``
+    is a tournament's record, or ``force``.
+
+    Raises:
+        ValueError: a foreign file there (the message names it and ``--force``).
+    """
+    record = outputs(prefix)[0]
+    ours = record.is_file() and is_record(record)
+    for path in outputs(prefix):
+        commands.check_output(path, "--out", "a tournament's output",
+                     lambda file: ours or is_report(file), force, folder=False)
+
+
 def save(tournament: Tournament, prefix: Path, command: str) -> list[Path]:
-    """Write ``prefix.json``, ``prefix.md`` and ``prefix.png``; returns their paths."""
+    """Write ``prefix.json``, ``prefix.md`` and ``prefix.png``, each atomically; returns
+    their paths."""
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    paths = [prefix.with_suffix(suffix) for suffix in (".json", ".md", ".png")]
-    paths[0].write_text(json.dumps({**tournament.to_dict(), "command": command}, indent=2)
-                        + "\n")
-    paths[1].write_text(markdown(tournament, command))
+    paths = outputs(prefix)
+    write_atomic(paths[0], json.dumps({**tournament.to_dict(), "command": command}, indent=2)
+                 + "\n")
+    write_atomic(paths[1], markdown(tournament, command))
     draw(tournament, paths[2])
     return paths
 
@@ -357,40 +423,47 @@ def save(tournament: Tournament, prefix: Path, command: str) -> list[Path]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym tournament`` argument parser."""
-    parser = game_parser(
+    parser = commands.game_parser(
         prog="boardgym tournament",
         description="Round robin (both seatings) among agents, with Elo ratings.")
     parser.add_argument("specs", nargs="+", metavar="SPEC",
                         help="two or more agents: built-in names (e.g. random, corner_best, "
                              "alphabeta:4, mcts:200) or checkpoint paths")
-    parser.add_argument("--games", type=int_at_least(1), default=DEFAULT_GAMES,
+    parser.add_argument("--games", type=commands.games_count, default=DEFAULT_GAMES,
                         help=f"games per pairing, first player alternating "
-                             f"(default {DEFAULT_GAMES})")
-    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
+                             f"(default {DEFAULT_GAMES}, at most {commands.MAX_GAMES})")
+    parser.add_argument("--seed", type=commands.int_at_least(0), default=0,
+                        help="seed (default 0)")
     add_backend_options(parser, "the games")
     parser.add_argument("--anchor", help="the player rated 0 (default: random if playing, "
                                          "else the first)")
-    parser.add_argument("--bootstrap", type=int_at_least(1), default=BOOTSTRAP_SAMPLES,
-                        help=f"bootstrap resamples (default {BOOTSTRAP_SAMPLES})")
+    parser.add_argument("--bootstrap", default=BOOTSTRAP_SAMPLES,
+                        type=commands.int_at_least(1, MAX_BOOTSTRAP, "MAX_BOOTSTRAP"),
+                        help=f"bootstrap resamples (default {BOOTSTRAP_SAMPLES}, at most "
+                             f"{MAX_BOOTSTRAP})")
     parser.add_argument("--out", type=Path,
                         help="path prefix of the .json/.md/.png outputs "
-                             "(default runs/tournament/GAME)")
+                             "(default runs/tournament/GAME); files there are overwritten "
+                             "only when they are a tournament's own (else --force)")
+    commands.add_force_option(parser, "the --out files")
     add_openings_option(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym tournament GAME SPEC... --games N [--workers K] [--backend local|ray]
-    [--address ADDR] [--seed S] [--out P]``.
+    [--address ADDR] [--seed S] [--out P] [--force]``.
 
     Prints the ratings, saves JSON, Markdown and PNG. Returns 0 (2 on a usage error).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
     pairs = len(args.specs) * (len(args.specs) - 1) // 2
-    bar = progress_bar(pairs * args.games, enabled=True)
+    bar = commands.progress_bar(pairs * args.games, enabled=True)
     try:
         name = canonical_name(args.game)
+        prefix = args.out if args.out is not None else Path("runs/tournament") / name
+        check_outputs(prefix, args.force)
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
                                 None if bar is None else bar.update,
@@ -405,7 +478,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(text_report(result))
     print()
     print(pairwise_markdown(result) + fair_markdown(result))
-    prefix = args.out if args.out is not None else Path("runs/tournament") / name
     try:
         saved = save(result, prefix, command)
     except OSError as error:
@@ -417,4 +489,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["tournament", *sys.argv[1:]]))

@@ -50,10 +50,17 @@ from boardgym.train.common.backends import (
     flat_map,
     task_ranges,
 )
-from boardgym.train.common.commands import check_at_least, game_parser, int_at_least, progress_bar
+from boardgym.train.common.commands import (
+    add_force_option,
+    check_at_least,
+    check_output,
+    game_parser,
+    int_at_least,
+    progress_bar,
+)
 from boardgym.train.match.evaluate import check_boards
 from boardgym.train.match.results import player_label
-from boardgym.train.quality.report import Quality, table, write_png
+from boardgym.train.quality.report import Quality, is_chart, table, write_png
 
 T = TypeVar("T")
 
@@ -371,7 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="seed of the players' tie-breaks (default 0)")
     add_backend_options(parser, "the positions")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--png", metavar="OUT", help="also draw a bar chart to this PNG file")
+    parser.add_argument("--png", metavar="OUT",
+                        help="also draw a bar chart to this PNG file (a file there is "
+                             "overwritten only when it is such a chart, else --force)")
+    add_force_option(parser, "the --png file")
     return parser
 
 
@@ -385,8 +395,8 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
         positions = split(load_positions(path, record), args.part)[:args.limit]
         built = [agents.make(record, spec) for spec in args.players]
         check_boards(record.name, built, None)
-        if args.png and not Path(args.png).resolve().parent.is_dir():
-            raise ValueError(f"--png: no directory {str(Path(args.png).parent)!r}")
+        if args.png:
+            check_output(args.png, "--png", "a quality chart", is_chart, args.force)
         connect(backend_from_args(args))
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
@@ -395,7 +405,7 @@ def _resolve(parser: argparse.ArgumentParser, args: argparse.Namespace
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym quality GAME SPEC... [--positions FILE] [--part PART] [--limit N] [--seed S]
-    [--json] [--workers K] [--backend local|ray] [--address ADDR] [--png OUT]``.
+    [--json] [--workers K] [--backend local|ray] [--address ADDR] [--png OUT [--force]]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -426,4 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["quality", *sys.argv[1:]]))

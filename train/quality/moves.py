@@ -19,20 +19,22 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
-from boardgym.train.common.backends import Backend, connect, first_distinct, flat_map, task_ranges
+from boardgym.train.common.backends import Backend, connect, flat_map, task_ranges
 from boardgym.train.common.commands import check_at_least
 from boardgym.train.quality.agreement import open_text, read_items
+
+T = TypeVar("T")
 
 OPENING_PLIES = 10
 """The most uniformly random plies a game of a move set opens with."""
@@ -57,6 +59,25 @@ class MoveLabel:
     def line(self) -> str:
         """The label as one JSON line (without the newline)."""
         return json.dumps({"position": self.text, "move": self.move, "result": self.result})
+
+
+def first_distinct(items: Iterable[T | None], count: int, key: Callable[[T], str],
+                   advance: Callable[[int], object] | None = None) -> list[T]:
+    """The first ``count`` items of ``items`` whose ``key`` is new, in order (``None`` items
+    skipped), calling ``advance(1)`` as each is kept; stops reading there (fewer when
+    ``items`` ends first)."""
+    kept: list[T] = []
+    seen: set[str] = set()
+    for item in items:
+        if item is None or key(item) in seen:
+            continue
+        seen.add(key(item))
+        kept.append(item)
+        if advance is not None:
+            advance(1)
+        if len(kept) == count:
+            break
+    return kept
 
 
 def is_move_set(path: str | Path) -> bool:

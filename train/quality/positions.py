@@ -25,6 +25,10 @@ with ``--count n``, and ``--workers`` and ``--backend`` (``train.common.backends
 
 With ``--player SPEC`` the command writes a move set instead, in any game: positions of
 SPEC's own games, each with the move SPEC chooses there (``train.quality.moves``).
+
+``--out FILE`` is written atomically once every line is made. A file already there is
+overwritten only when it is a set (its first line a labelled position or a move label:
+``is_position_file``), the command's own earlier output; anything else needs ``--force``.
 """
 
 from __future__ import annotations
@@ -48,18 +52,21 @@ from boardgym.train.common.backends import (
     add_backend_options,
     backend_from_args,
     connect,
-    first_distinct,
     flat_map,
     task_ranges,
 )
 from boardgym.train.common.commands import (
     CommandParser,
+    add_force_option,
     check_at_least,
+    check_output,
+    first_line,
     game_names,
     int_at_least,
     progress_bar,
 )
-from boardgym.train.quality.moves import move_lines
+from boardgym.train.common.runs import write_atomic
+from boardgym.train.quality.moves import first_distinct, move_lines
 
 Values = dict[int, int]
 """Action -> the exact value of playing it, for the side to move."""
@@ -329,6 +336,17 @@ def stones_window(record: Game, window: Sequence[int]) -> tuple[int, int]:
 # -- command line ----------------------------------------------------------------------------
 
 
+def is_position_file(path: Path) -> bool:
+    """True when the first line of ``path`` is a labelled position (``"position"`` and
+    ``"moves"``) or a move label (``"position"`` and ``"move"``): a set this command
+    wrote."""
+    try:
+        item = json.loads(first_line(path))
+    except ValueError:
+        return False
+    return isinstance(item, dict) and "position" in item and ("moves" in item or "move" in item)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``boardgym positions`` argument parser."""
     parser = CommandParser(
@@ -343,7 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "all reachable positions by default)")
     parser.add_argument("--seed", type=int_at_least(0), default=0,
                         help="seed of a sampled set (default 0)")
-    parser.add_argument("--out", required=True, help="the JSONL file to write")
+    parser.add_argument("--out", required=True,
+                        help="the JSONL file to write (a file there is overwritten only when "
+                             "it is a position or move set, else --force)")
+    add_force_option(parser, "the --out file")
     parser.add_argument("--max-nodes", type=int_at_least(1),
                         help="solver budget per position; positions needing more are skipped "
                              f"(four-in-a-row; default {DEFAULT_MAX_NODES}; not with --player)")
@@ -362,18 +383,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym positions GAME [--count N] [--seed S] --out FILE [--max-nodes M]
     [--player SPEC] [--stones FEWEST MOST] [--workers K] [--backend local|ray]
-    [--address ADDR]``.
+    [--address ADDR] [--force]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
     """
     parser = build_parser()
     args = parser.parse_args(argv)
-    out = Path(args.out)
-    if not out.parent.is_dir():
-        parser.error(f"--out: no directory {str(out.parent)!r}")
     bar = progress_bar(args.count, "position")
     try:
+        out = check_output(args.out, "--out", "a position set", is_position_file, args.force)
         backend = backend_from_args(args)
         advance = None if bar is None else bar.update
         if args.player is None:
@@ -396,11 +415,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if bar is not None:
             bar.close()
     record = game_record(args.game)
-    out.write_text("".join(text + "\n" for text in lines), encoding="utf-8")
+    write_atomic(out, "".join(text + "\n" for text in lines))
     kind = "positions" if args.player is None else f"moves of {args.player}"
     print(f"wrote {len(lines)} {record.name} {kind} to {out}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["positions", *sys.argv[1:]]))

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from boardgym.envs.games.core import Game
+from boardgym.train.common.commands import atomic_path, is_png_of, png_metadata
 from boardgym.train.match.results import wilson_interval
 
 PERCENT = 100
@@ -121,8 +122,14 @@ def table(results: Sequence[Quality]) -> str:
     return "\n".join([header, *rows])
 
 
+def is_chart(path: Path) -> bool:
+    """True when ``path`` is a chart ``write_png`` drew (``boardgym quality --png``)."""
+    return is_png_of(path, "quality")
+
+
 def write_png(path: str | Path, game: Game, results: Sequence[Quality]) -> None:
-    """A bar chart of both shares per player, with their 95% intervals as error bars."""
+    """A bar chart of both shares per player, with their 95% intervals as error bars,
+    written atomically (and marked as ``boardgym quality``'s: ``is_chart``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -145,5 +152,6 @@ def write_png(path: str | Path, game: Game, results: Sequence[Quality]) -> None:
     axes.set_title(f"{game.title}: agreement with perfect play")
     axes.legend(loc="upper center", ncols=2)
     figure.tight_layout()
-    figure.savefig(path, dpi=PNG_DPI)
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, dpi=PNG_DPI, format="png", metadata=png_metadata("quality"))
     plt.close(figure)

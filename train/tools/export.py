@@ -10,6 +10,10 @@ After writing, the command checks the file (``--check N``, default 1000; 0 skips
 onnxruntime and torch must pick the same best legal move on N positions of seeded random
 games of the checkpoint's game and board; a mismatch exits with code 1.
 
+The file is written atomically and marked in its metadata (``MARK``: the checkpoint it came
+from); a file already at OUT is overwritten only when it bears that mark (an earlier
+export), otherwise ``--force`` is needed.
+
 Needs the ``onnx`` and ``onnxruntime`` packages (``pip install boardgym[export]``).
 
 Examples::
@@ -37,7 +41,13 @@ from boardgym.agents.checkpoint import board_kwargs
 from boardgym.agents.ppo.policies import action_logits, members_of
 from boardgym.agents.ppo.policy import load_network as load_policy_network
 from boardgym.envs.games import game as game_record
-from boardgym.train.common.commands import CommandParser, int_at_least
+from boardgym.train.common.commands import (
+    CommandParser,
+    add_force_option,
+    atomic_path,
+    check_output,
+    int_at_least,
+)
 
 INPUT = "observations"
 OUTPUTS = ("logits", "value")
@@ -47,6 +57,8 @@ CHECK_SEED = 0
 EXPORT_BATCH = 2
 """The example batch traced for the export (the batch axis stays dynamic)."""
 EXIT_MISMATCH = 1
+MARK = "boardgym_export"
+"""The ONNX metadata key of a file this command wrote; its value is the checkpoint's path."""
 
 
 class PolicyHeads(nn.Module):
@@ -102,14 +114,31 @@ def random_positions(game: str, options: dict[str, Any], count: int, seed: int =
     return np.stack(observations).astype(np.float32), np.stack(masks)
 
 
-def export(heads: nn.Module, sample: np.ndarray, out: Path) -> None:
-    """Write ``heads`` as ONNX to ``out`` (TorchScript-based exporter, a dynamic batch)."""
+def export(heads: nn.Module, sample: np.ndarray, out: Path, source: str = "") -> None:
+    """Write ``heads`` as ONNX to ``out`` (TorchScript-based exporter, a dynamic batch),
+    atomically, with the metadata ``MARK = source``."""
+    import onnx
+
     example = torch.as_tensor(sample[:EXPORT_BATCH])
-    with warnings.catch_warnings():
+    with atomic_path(out) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tracer's notes on Python values in the graph
-        torch.onnx.export(heads, (example,), str(out), input_names=[INPUT],
+        torch.onnx.export(heads, (example,), str(tmp), input_names=[INPUT],
                           output_names=list(OUTPUTS), opset_version=OPSET, dynamo=False,
                           dynamic_axes={name: {0: "batch"} for name in (INPUT, *OUTPUTS)})
+        model = onnx.load(str(tmp))
+        onnx.helper.set_model_props(model, {MARK: source})
+        onnx.save(model, str(tmp))
+
+
+def is_export(path: Path) -> bool:
+    """True when ``path`` is an ONNX file this command wrote (its metadata has ``MARK``)."""
+    import onnx
+
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception:  # onnx raises many kinds on a file that is not ONNX
+        return False
+    return any(prop.key == MARK for prop in model.metadata_props)
 
 
 def best_moves(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -134,7 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(prog="boardgym export", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("checkpoint", type=Path, help="an az or PPO checkpoint (.zip)")
-    parser.add_argument("out", type=Path, help="the ONNX file to write")
+    parser.add_argument("out", type=Path,
+                        help="the ONNX file to write (a file there is overwritten only when "
+                             "it is an earlier export, else --force)")
+    add_force_option(parser, "OUT")
     parser.add_argument("--check", type=int_at_least(0), default=DEFAULT_CHECKS, metavar="N",
                         help=f"positions on which onnxruntime must pick torch's best move "
                              f"(default {DEFAULT_CHECKS}; 0: no check)")
@@ -151,9 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError:
         parser.error("export needs onnx and onnxruntime: pip install 'boardgym[export]'")
     try:
+        check_output(args.out, "OUT", "an ONNX export", is_export, args.force)
         heads, game, options = load_heads(args.checkpoint)
         observations, masks = random_positions(game, options, max(args.check, EXPORT_BATCH))
-        export(heads, observations, args.out)
+        export(heads, observations, args.out, str(args.checkpoint))
     except torch.onnx.errors.OnnxExporterError as error:
         parser.error(f"cannot export {args.checkpoint} to ONNX ({error})")
     except (ValueError, OSError) as error:
@@ -170,4 +203,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["export", *sys.argv[1:]]))

@@ -6,7 +6,9 @@ dashed: lost), and, when the run judged its bar on games of its own (``bar_games
 dotted line per bar opponent for those games; when the run judged quality
 (``--eval-quality N``) a second panel below shows the outcome-kept and best-move shares on
 the selection positions, with the step of ``best.zip`` marked. The PNG goes to
-``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise.
+``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise, written atomically; a file
+already there is overwritten only when it is a learning curve this command drew (or the run
+folder's own ``learning_curve.png``), otherwise ``--force`` is needed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from boardgym.train.common.commands import CommandParser
+from boardgym.train.common.commands import (
+    CommandParser,
+    add_force_option,
+    atomic_path,
+    check_output,
+    is_png_of,
+    png_metadata,
+)
 from boardgym.train.common.runs import EVAL_FILE
 
 DEFAULT_PNG = "learning_curve.png"
@@ -151,9 +160,24 @@ def plot(run_dir: Path, out: Path | None = None, title: str | None = None) -> Pa
     axes.set_title(title or run_dir.name)
     figure.tight_layout()
     target = out or run_dir / DEFAULT_PNG
-    figure.savefig(target, dpi=DPI, bbox_inches="tight")  # the legends outside the axes too
+    with atomic_path(target) as tmp:  # bbox "tight": the legends outside the axes too
+        figure.savefig(tmp, dpi=DPI, bbox_inches="tight", format="png",
+                       metadata=png_metadata("plot"))
     plt.close(figure)
     return target
+
+
+def check_target(run_dir: Path, out: Path | None, force: bool) -> None:
+    """Check before drawing that the PNG may be written: a file already at ``out`` (default
+    ``RUN_DIR/learning_curve.png``) is a learning curve (``png_metadata``), the run folder's
+    own one, or ``force``.
+
+    Raises:
+        ValueError: another file there, or no folder for it (one line naming the fix).
+    """
+    default = run_dir / DEFAULT_PNG
+    check_output(out or default, "--out", "a learning curve",
+                 lambda path: path == default or is_png_of(path, "plot"), force)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,8 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path, help="a run folder (runs/GAME__ALGO__SEED__TIME)")
     parser.add_argument("--out", type=Path, help=f"PNG path (default RUN_DIR/{DEFAULT_PNG})")
     parser.add_argument("--title", help="figure title (default: the run folder's name)")
+    add_force_option(parser, "the --out file")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        read_history(args.run_dir)
+        check_target(args.run_dir, args.out, args.force)
         print(plot(args.run_dir, args.out, args.title))
     except (ValueError, OSError) as error:
         parser.error(str(error))
@@ -172,4 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from boardgym.train.cli import main as run_command
+
+    raise SystemExit(run_command(["plot", *sys.argv[1:]]))
