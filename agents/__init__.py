@@ -10,13 +10,16 @@ A spec is a player name, optionally with an argument after a colon (``lookahead:
 ``alphabeta:4``), or a checkpoint: ``shipped:NAME``, a checkpoint shipped in the package,
 found from any folder (``shipped:reversi``; ``agents.shipped``), or a path: a spec with a
 path separator or ending in ``.zip`` or ``.pt`` (``runs/x/checkpoints/best.zip``). Names
-always win: a file called ``random`` in the working directory is never loaded.
+always win: a file called ``random`` in the working directory is never loaded. A folder
+given as a checkpoint (``runs/x``, even without a separator) is refused with the names of
+the checkpoints in it (``agents.checkpoint.checkpoint_file``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,12 +53,12 @@ def is_checkpoint_spec(spec: str) -> bool:
 def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any],
                      stochastic: bool = False) -> Agent | None:
     """The player of the checkpoint ``spec`` names, checked at load to fit the board of
-    ``options``; None when ``spec`` is no path.
+    ``options``; None when ``spec`` is no path (nor an existing folder).
 
     Raises:
-        CheckpointError: a checkpoint of another game or board (or a bad file).
+        CheckpointError: a checkpoint of another game or board, a bad file, or a folder.
     """
-    if not is_checkpoint_spec(spec):
+    if not is_checkpoint_spec(spec) and not Path(spec).is_dir():
         return None
     from boardgym.agents.ppo.policy import load_policy  # heavy (torch): imported only when needed
 

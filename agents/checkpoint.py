@@ -62,6 +62,11 @@ MAX_ENTRY_BYTES = 256 * 2 ** 20
 """The largest entry read from a checkpoint (a guard against zip bombs)."""
 CONVERT_HINT = ("convert it with `python -m boardgym.agents.ppo.convert OLD.zip NEW.zip` "
                 "(it reads the old file without unpickling)")
+RUN_CHECKPOINTS = ("checkpoints/best.zip", "checkpoints/last.zip")
+"""The checkpoints of a run folder, in the order a folder given as a checkpoint names them."""
+PICKLED_GLOBAL = "global"
+"""What torch's ``weights_only`` refusal says of an object that needs unpickling (an
+``Unsupported global``), unlike its refusal of bytes that are no pickle at all."""
 
 
 class CheckpointError(ValueError):
@@ -213,26 +218,57 @@ def pickled_format(path: str | Path) -> CheckpointError:
 
 # -- reading ---------------------------------------------------------------------------------
 
-@contextmanager
-def open_checkpoint(path: str | Path) -> Iterator[zipfile.ZipFile]:
-    """The checkpoint at ``path`` (or ``shipped:NAME``: a shipped checkpoint), open as a zip.
+def checkpoint_file(path: str | Path) -> Path:
+    """The file of the checkpoint ``path`` (or ``shipped:NAME``: a shipped checkpoint).
 
     Raises:
         FileNotFoundError: no file at ``path`` (the message says where it looked, and the
             ``shipped:`` name of a shipped checkpoint of that file name), or no shipped
             checkpoint of that name (the message lists them).
-        CheckpointError: not a readable zip.
+        CheckpointError: ``path`` is a folder (the message names the checkpoints of a run
+            folder).
     """
     file = shipped.resolve(path)
+    if file.is_dir():
+        raise CheckpointError(folder_message(path, file))
     if not file.is_file():
         raise FileNotFoundError(f"checkpoint {path} not found: {shipped.missing(file)} (or "
                                 "train one: `boardgym train GAME`)")
+    return file
+
+
+def folder_message(path: str | Path, folder: Path) -> str:
+    """What to say of a folder given as a checkpoint: the checkpoints inside it a run
+    folder has (``RUN_CHECKPOINTS``), else its ``.zip`` files, else how to make one."""
+    inside = [folder / name for name in RUN_CHECKPOINTS] + sorted(folder.glob("*.zip"))
+    found = [str(Path(path) / candidate.relative_to(folder)) for candidate in inside
+             if candidate.is_file()]
+    if found:
+        return (f"checkpoint {path} is a folder, not a checkpoint file; pass one of its "
+                f"checkpoints: {', '.join(found[:len(RUN_CHECKPOINTS)])}")
+    return (f"checkpoint {path} is a folder ({folder.absolute()}) with no checkpoint in it; "
+            "pass a checkpoint file (.zip), or shipped:NAME (or train one: `boardgym train "
+            "GAME`)")
+
+
+@contextmanager
+def open_checkpoint(path: str | Path) -> Iterator[zipfile.ZipFile]:
+    """The checkpoint at ``path`` (or ``shipped:NAME``: a shipped checkpoint), open as a zip.
+
+    Raises:
+        FileNotFoundError: as ``checkpoint_file``.
+        CheckpointError: a folder, or not a readable zip (not a checkpoint, or a damaged
+            one).
+    """
+    file = checkpoint_file(path)
     try:
         with zipfile.ZipFile(file) as archive:
             yield archive
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as error:
-        raise CheckpointError(f"checkpoint {path} is corrupt ({one_line(str(error))}); "
-                              "re-download it or retrain it with `boardgym train GAME`") from error
+        raise CheckpointError(f"checkpoint {path} is not a readable zip file "
+                              f"({one_line(str(error))}): not a boardgym checkpoint, or a "
+                              "corrupt one; pass a checkpoint written by `boardgym train` or "
+                              "`boardgym az` (or shipped:NAME), or re-download it") from error
 
 
 def read_bytes(archive: zipfile.ZipFile, name: str, path: str | Path) -> bytes | None:
@@ -283,7 +319,7 @@ def holds_entry(path: str | Path, *names: str) -> bool:
     try:
         with zipfile.ZipFile(shipped.resolve(path)) as archive:
             return not set(names).isdisjoint(archive.namelist())
-    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
+    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError):
         return False
 
 
@@ -331,12 +367,13 @@ def read_tensors(path: str | Path, name: str) -> dict[str, Any]:
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
-        raise CheckpointError(f"checkpoint {path}: {name} holds objects that only load by "
-                              "unpickling (it could run any code), not plain tensors; refused; "
-                              f"{CONVERT_HINT}") from error
+        if PICKLED_GLOBAL in str(error).lower():
+            raise CheckpointError(f"checkpoint {path}: {name} holds objects that only load by "
+                                  "unpickling (it could run any code), not plain tensors; "
+                                  f"refused; {CONVERT_HINT}") from error
+        raise not_tensors(path, name) from error
     except Exception as error:  # torch raises many kinds on damaged data
-        raise CheckpointError(f"checkpoint {path}: {name} is corrupt "
-                              f"({type(error).__name__}); re-download it or retrain it") from error
+        raise not_tensors(path, name) from error
     if not isinstance(state, dict) or not all(isinstance(key, str) for key in state):
         raise CheckpointError(f"checkpoint {path}: {name} is not a state dict; re-download it "
                               "or retrain it")
@@ -358,6 +395,13 @@ def load_state(module: torch.nn.Module | torch.optim.Optimizer, state: dict[str,
     except (RuntimeError, ValueError, KeyError, TypeError) as error:
         raise CheckpointError(f"checkpoint {path}: {name} does not fit the architecture of its "
                               f"record ({one_line(str(error))}); retrain it") from error
+
+
+def not_tensors(path: str | Path, name: str) -> CheckpointError:
+    """The refusal of an entry that is no ``torch.save`` data at all (damaged bytes)."""
+    return CheckpointError(f"checkpoint {path}: {name} is not torch tensor data (not written "
+                           "by torch.save, or corrupt); the file is damaged or not "
+                           "boardgym's: re-download it or retrain it")
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -391,7 +435,7 @@ def write_zip_atomic(path: str | Path, entries: dict[str, str | bytes],
 __all__ = ["AZ_RECORD_ENTRY", "FORMAT_VERSION", "METADATA_ENTRY", "OPTIMIZER_ENTRY",
            "POLICY_ENTRY", "TRAIN_STATE_ENTRY", "CheckpointError", "board_facts",
            "board_kwargs", "check_game", "check_keys", "check_metadata", "check_size",
-           "check_version", "checkpoint_metadata", "holds_entry", "initial_state",
-           "is_policy_checkpoint", "load_state", "open_checkpoint", "read_entry",
+           "check_version", "checkpoint_file", "checkpoint_metadata", "holds_entry",
+           "initial_state", "is_policy_checkpoint", "load_state", "open_checkpoint", "read_entry",
            "read_policy_record", "read_tensors", "record_board", "tensor_bytes",
            "write_zip_atomic"]

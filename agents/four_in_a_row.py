@@ -28,12 +28,16 @@ from typing import NamedTuple
 import numpy as np
 
 from boardgym.agents import four_in_a_row_strong  # noqa: F401  (registers alphabeta)
-from boardgym.agents.base import Candidates, positive_int, register_candidates
+from boardgym.agents.base import Candidates, register_candidates
+from boardgym.agents.search import sized
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games.bitboard import FLOAT_WEIGHTS, FULL64, WORD_BITS
 from boardgym.envs.games.core import Game
 
 DEFAULT_DEPTH = 2
+MAX_LOOKAHEAD = 6
+"""The deepest ``lookahead:N``: up to ten seconds a move on the default board (every
+column is tried at every ply: each ply more is seven times slower)."""
 
 
 VERTICAL = 1
@@ -263,13 +267,16 @@ def _lookahead(depth: int) -> Candidates:
 
 
 def lookahead_candidates(record: Game, arg: str | None) -> Candidates:
-    """The candidates of ``lookahead[:N]``: N a positive integer, 2 when omitted.
+    """The candidates of ``lookahead[:N]``: N a positive integer, 2 when omitted, at most
+    ``MAX_LOOKAHEAD``.
 
     Raises:
-        ValueError: N is not a positive integer.
+        ValueError: N is not a positive integer, or above ``MAX_LOOKAHEAD``.
     """
-    return _lookahead(positive_int(arg, "lookahead", DEFAULT_DEPTH))
+    return _lookahead(sized(arg, "lookahead", DEFAULT_DEPTH, MAX_LOOKAHEAD,
+                            "deeper, a move takes minutes"))
 
 
 register_candidates(rules.GAME.name, "lookahead", lookahead_candidates,
-                    help=f"the classic fitness search N moves ahead (default {DEFAULT_DEPTH})")
+                    help=f"the classic fitness search N moves ahead (default {DEFAULT_DEPTH}, "
+                         f"at most {MAX_LOOKAHEAD})")

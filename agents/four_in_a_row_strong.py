@@ -25,6 +25,8 @@ EXACT_EMPTIES = 20
 EXACT_BUDGET = 40_000
 """...visiting at most this many positions (else the depth-limited result stands)."""
 DEFAULT_DEPTH = 6
+MAX_DEPTH = 14
+"""The deepest ``alphabeta:D``: about ten seconds an early move on the default board."""
 
 W_THREAT = 40.0
 W_LINE = 1.0
@@ -157,7 +159,8 @@ HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
                         final_value=final_value, exact_plies=_exact_plies,
                         key=lambda state: (state.me, state.opp), exact_budget=EXACT_BUDGET)
 
-players.register(rules.GAME.name, "alphabeta", alphabeta_factory(lambda _: HEURISTICS,
-                                                                 DEFAULT_DEPTH),
-                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}): threats and open "
+players.register(rules.GAME.name, "alphabeta",
+                 alphabeta_factory(lambda _: HEURISTICS, DEFAULT_DEPTH, MAX_DEPTH),
+                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}, at most "
+                      f"{MAX_DEPTH}): threats and open "
                       f"lines; exact from {EXACT_EMPTIES} empty cells")

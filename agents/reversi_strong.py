@@ -35,6 +35,8 @@ ENDGAME_EMPTIES = 12
 FASTEST_FIRST_MIN_EMPTIES = 5
 """Below this many empty squares, ordering by the opponent's replies costs more than it saves."""
 DEFAULT_DEPTH = 4
+MAX_DEPTH = 8
+"""The deepest ``alphabeta:D``: up to ten seconds a midgame move; depth 10 takes a minute."""
 
 AXES = tuple(zip(rules.LEFT_SHIFTS, rules.RIGHT_SHIFTS, strict=True))
 """Per line direction: (shift, mask) towards higher bits and towards lower bits."""
@@ -231,7 +233,8 @@ def solve(state: State) -> int:
     return int(margin_of(search(state, EXACT_HEURISTICS, 1, np.random.default_rng(0)).value))
 
 
-players.register(rules.GAME.name, "alphabeta", alphabeta_factory(lambda _: HEURISTICS,
-                                                                 DEFAULT_DEPTH),
-                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}): mobility, corners, "
+players.register(rules.GAME.name, "alphabeta",
+                 alphabeta_factory(lambda _: HEURISTICS, DEFAULT_DEPTH, MAX_DEPTH),
+                 help=f"alpha-beta D plies deep (default {DEFAULT_DEPTH}, at most "
+                      f"{MAX_DEPTH}): mobility, corners, "
                       f"stable discs; exact from {ENDGAME_EMPTIES} empty squares")

@@ -18,6 +18,10 @@ their exact value from ``rules.result``, unfinished ones at the horizon 0, moves
 legal (increasing) order.
 
 MCTS (``MCTSAgent``) is UCT with uniformly random rollouts and no game knowledge at all.
+
+Spec sizes are capped where a move would take minutes (``sized``): ``mcts:N`` at
+``MAX_PLAYOUTS``, ``alphabeta:D`` at each game's maximum depth (``GENERIC_MAX_DEPTH`` for a
+game without heuristics of its own); a spec above its cap is refused in one line naming it.
 """
 
 from __future__ import annotations
@@ -347,25 +351,50 @@ class MCTSAgent:
 
 
 DEFAULT_PLAYOUTS = 800
+MAX_PLAYOUTS = 10_000
+"""The most ``mcts:N`` playouts: about ten seconds a Reversi move (random rollouts in Python,
+some 1 000 a second)."""
 GENERIC_DEPTH = 4
 """The default ``alphabeta`` depth of a game without its own heuristics."""
+GENERIC_MAX_DEPTH = 9
+"""The deepest ``alphabeta:D`` of a game without its own heuristics: tic-tac-toe's whole
+game (a move in about a second); deeper adds nothing there, and a bigger game registered
+with ``register_game`` may take minutes a move beyond it."""
 
 
-def alphabeta_factory(heuristics_of: Callable[[Game], Heuristics],
-                      default_depth: int) -> PlayerFactory:
+def sized(text: str | None, name: str, default: int, maximum: int, why: str) -> int:
+    """The size in a spec like ``alphabeta:4`` (``default`` when absent): a positive integer
+    at most ``maximum``.
+
+    Raises:
+        ValueError: not a positive integer (``positive_int``), or above ``maximum``: the
+            message names the cap and ``why`` (``"a move would take minutes"``).
+    """
+    value = positive_int(text, name, default)
+    if value > maximum:
+        raise ValueError(f"{name}:{value} is over the maximum {name}:{maximum} ({why}); use "
+                         f"{name}:{maximum} or less")
+    return value
+
+
+def alphabeta_factory(heuristics_of: Callable[[Game], Heuristics], default_depth: int,
+                      max_depth: int, why: str = "deeper, a move takes minutes"
+                      ) -> PlayerFactory:
     """The player factory of ``alphabeta[:D]`` specs: a search over ``heuristics_of(game)``,
-    ``D`` plies deep (``default_depth`` when absent)."""
+    ``D`` plies deep (``default_depth`` when absent, at most ``max_depth``: ``sized``)."""
 
     def factory(record: Game, arg: str | None) -> AlphaBetaAgent:
-        return AlphaBetaAgent(heuristics_of(record), positive_int(arg, "alphabeta",
-                                                                   default_depth))
+        return AlphaBetaAgent(heuristics_of(record),
+                              sized(arg, "alphabeta", default_depth, max_depth, why))
 
     return factory
 
 
 def mcts_player(record: Game, arg: str | None) -> MCTSAgent:
-    """The player of an ``mcts[:N]`` spec: ``N`` playouts per move (default 800)."""
-    return MCTSAgent(record.rules, positive_int(arg, "mcts", DEFAULT_PLAYOUTS))
+    """The player of an ``mcts[:N]`` spec: ``N`` playouts per move (default 800, at most
+    ``MAX_PLAYOUTS``)."""
+    return MCTSAgent(record.rules, sized(arg, "mcts", DEFAULT_PLAYOUTS, MAX_PLAYOUTS,
+                                         "more would take minutes a move"))
 
 
 def rules_only(record: Game) -> Heuristics:
@@ -373,9 +402,11 @@ def rules_only(record: Game) -> Heuristics:
     return Heuristics(rules=record.rules)
 
 
-players.register(None, "alphabeta", alphabeta_factory(rules_only, GENERIC_DEPTH),
-                 help=f"alpha-beta search D plies deep (default {GENERIC_DEPTH}), exact "
-                      "values of finished games only")
+players.register(None, "alphabeta",
+                 alphabeta_factory(rules_only, GENERIC_DEPTH, GENERIC_MAX_DEPTH,
+                                   "tic-tac-toe's whole game; a bigger game takes minutes"),
+                 help=f"alpha-beta search D plies deep (default {GENERIC_DEPTH}, at most "
+                      f"{GENERIC_MAX_DEPTH}), exact values of finished games only")
 players.register(None, "mcts", mcts_player,
                  help=f"UCT tree search, N random playouts per move (default "
-                      f"{DEFAULT_PLAYOUTS})")
+                      f"{DEFAULT_PLAYOUTS}, at most {MAX_PLAYOUTS})")

@@ -40,18 +40,25 @@ INFERENCE_THREADS = 1
 """torch threads for play: one small batch per forward is fastest on one thread."""
 LOADED_CHECKPOINTS = 16
 """Networks kept by ``load``, so that a checkpoint is read once per process."""
+MAX_SIMULATIONS = 2_000
+"""The most ``az:N`` simulations a move: some ten seconds a Reversi move on one CPU thread."""
 
 
 def parse_spec(arg: str | None) -> tuple[int, str]:
     """``(simulations, path)`` of the text after ``az:`` (``"200@runs/x/last.zip"``).
 
     Raises:
-        ValueError: not ``N@PATH`` with ``N >= 0`` (the message shows a valid spec).
+        ValueError: not ``N@PATH`` with ``0 <= N <= MAX_SIMULATIONS`` (the message shows a
+            valid spec, or names the cap).
     """
     count, separator, path = (arg or "").partition(SEPARATOR)
     if not separator or not count.isdecimal() or not path:
         raise ValueError(f"az takes SIMULATIONS@CHECKPOINT, e.g. {EXAMPLE} (az:0@... plays "
                          f"the raw policy); got az:{arg or ''}")
+    if int(count) > MAX_SIMULATIONS:
+        raise ValueError(f"az:{count}@... is over the maximum of {MAX_SIMULATIONS} "
+                         f"simulations a move (more would take minutes a move); use "
+                         f"az:{MAX_SIMULATIONS}@{path} or less")
     return int(count), path
 
 
