@@ -29,10 +29,18 @@ from boardgym.envs.games.core import one_line
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 """The exit code after Ctrl-C (128 + SIGINT, as shells report it)."""
+EXIT_BROKEN_PIPE = 1
+"""The exit code when the output is closed early (``boardgym ... | head``), said silently."""
 MAX_GAMES = 1_000_000
 """The most games one command plays (``evaluate --games``; ``tournament --games``, per
 pairing): a million games pin a win rate within 0.1 % (95 % Wilson interval); a match keeps
 about 60 bytes a game (its outcome and a hash of its moves)."""
+MAX_SEED = 2 ** 32 - 1
+"""The largest seed a command takes (``--seed``): 32 bits, as most tools take, already more
+matches than anyone plays."""
+MAX_POSITIONS = 1_000_000
+"""The most positions one command labels or judges (``positions --count``, ``quality
+--limit``): the shipped sets hold thousands; a million Reversi endgames take weeks."""
 GAMES_CAP = "MAX_GAMES: a million games pin a win rate within 0.1%"
 """Why ``--games`` stops at ``MAX_GAMES`` (the error message says it)."""
 MAX_WORKERS = 1024
@@ -113,6 +121,16 @@ def check_workers(name: str, workers: int) -> None:
                          "(MAX_WORKERS); use fewer")
 
 
+def seed_value(text: str) -> int:
+    """The argparse ``type`` of every ``--seed``: an integer in ``[0, MAX_SEED]``."""
+    return int_at_least(0, MAX_SEED, "MAX_SEED")(text)
+
+
+def positions_count(text: str) -> int:
+    """The argparse ``type`` of a number of positions: an integer in ``[1, MAX_POSITIONS]``."""
+    return int_at_least(1, MAX_POSITIONS, "MAX_POSITIONS")(text)
+
+
 def check_at_least(**limits: tuple[int, int]) -> None:
     """Raise a ValueError naming the first argument ``name=(value, minimum)`` whose value is
     below its minimum (the Python API's twin of ``int_at_least``)."""
@@ -186,12 +204,17 @@ def interruptible(prog: str, main: Callable[[list[str]], int | None], argv: list
     """``main(argv)``'s exit code; after Ctrl-C (``KeyboardInterrupt``) one line on stderr,
     ``PROG: interrupted``, and ``EXIT_INTERRUPTED`` instead of a traceback. Whatever the
     command had started is undone on the way out (worker processes stopped, temporary
-    files removed: ``atomic_path``), so no half-written file is left."""
+    files removed: ``atomic_path``), so no half-written file is left. When nobody reads
+    the output any more (``BrokenPipeError``), ``EXIT_BROKEN_PIPE``, silently."""
     try:
         return int(main(argv) or 0)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # send what is still buffered, and Python's flush at exit, nowhere
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 # -- output files ----------------------------------------------------------------------------

@@ -50,8 +50,8 @@ from boardgym.train.common.commands import (
     check_at_most,
     game_parser,
     games_count,
-    int_at_least,
     progress_bar,
+    seed_value,
 )
 from boardgym.train.match import openings as fair
 from boardgym.train.match.results import (
@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("b", help="agent B, likewise")
     parser.add_argument("--games", type=games_count, default=100,
                         help=f"number of games (default 100, at most {MAX_GAMES})")
-    parser.add_argument("--seed", type=int_at_least(0), default=0, help="match seed (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="match seed (default 0)")
     parser.add_argument("--alternate", action="store_true",
                         help="alternate the first player instead of drawing it per game")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

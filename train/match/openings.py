@@ -420,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"plies per opening (default {DEFAULT_PLIES})")
     parser.add_argument("--count", type=int_at_least(1), default=DEFAULT_COUNT,
                         help=f"openings to write (default {DEFAULT_COUNT})")
-    parser.add_argument("--seed", type=int_at_least(0), default=0, help="seed (default 0)")
+    parser.add_argument("--seed", type=commands.seed_value, default=0, help="seed (default 0)")
     parser.add_argument("--depth", type=int_at_least(1), default=DEFAULT_DEPTH,
                         help=f"alpha-beta depth of the scoring search (default {DEFAULT_DEPTH})")
     parser.add_argument("--max-value", type=float, default=DEFAULT_MAX_VALUE,

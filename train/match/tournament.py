@@ -432,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--games", type=commands.games_count, default=DEFAULT_GAMES,
                         help=f"games per pairing, first player alternating "
                              f"(default {DEFAULT_GAMES}, at most {commands.MAX_GAMES})")
-    parser.add_argument("--seed", type=commands.int_at_least(0), default=0,
+    parser.add_argument("--seed", type=commands.seed_value, default=0,
                         help="seed (default 0)")
     add_backend_options(parser, "the games")
     parser.add_argument("--anchor", help="the player rated 0 (default: random if playing, "

@@ -55,8 +55,9 @@ from boardgym.train.common.commands import (
     check_at_least,
     check_output,
     game_parser,
-    int_at_least,
+    positions_count,
     progress_bar,
+    seed_value,
 )
 from boardgym.train.match.evaluate import check_boards
 from boardgym.train.match.results import player_label
@@ -372,9 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="judge the whole set (all, default), or only its held-apart "
                              "report or selection part (split by a stable hash of each "
                              f"position; selection is about {SELECTION_PERCENT}%%)")
-    parser.add_argument("--limit", type=int_at_least(1),
+    parser.add_argument("--limit", type=positions_count,
                         help="judge only the first N positions (of the part)")
-    parser.add_argument("--seed", type=int_at_least(0), default=0,
+    parser.add_argument("--seed", type=seed_value, default=0,
                         help="seed of the players' tie-breaks (default 0)")
     add_backend_options(parser, "the positions")
     parser.add_argument("--json", action="store_true", help="print one JSON object")

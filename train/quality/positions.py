@@ -63,7 +63,9 @@ from boardgym.train.common.commands import (
     first_line,
     game_names,
     int_at_least,
+    positions_count,
     progress_bar,
+    seed_value,
 )
 from boardgym.train.common.runs import write_atomic
 from boardgym.train.quality.moves import first_distinct, move_lines
@@ -356,10 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "move a player chooses (a move set, for pretraining).")
     parser.add_argument("game", help=f"the game: {game_names()} (those with an exact solver: "
                                      f"{', '.join(LABELLERS)})")
-    parser.add_argument("--count", type=int_at_least(1),
+    parser.add_argument("--count", type=positions_count,
                         help="positions to write (required for sampled games; tic-tac-toe: "
                              "all reachable positions by default)")
-    parser.add_argument("--seed", type=int_at_least(0), default=0,
+    parser.add_argument("--seed", type=seed_value, default=0,
                         help="seed of a sampled set (default 0)")
     parser.add_argument("--out", required=True,
                         help="the JSONL file to write (a file there is overwritten only when "
