@@ -193,7 +193,7 @@ class AzConfig(RunConfig):
                              "games_per_iteration=... or --set simulations=...")
         if self.leaf_solver and solvers.leaf_values(self.game) is None:
             raise ValueError(f"leaf_solver: {self.game} has no exact solver here (or numba is "
-                             "missing: pip install -e \".[solvers]\"); set leaf_solver=false")
+                             "missing: pip install -e \".[solvers]\"); --set leaf_solver=false")
         self.search_config()  # checks the search keys
         self.architecture()  # checks the board options
 

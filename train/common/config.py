@@ -411,8 +411,9 @@ def check_known_keys(data: dict[str, Any], valid: Iterable[str], source: str) ->
     if unknown:
         close = difflib.get_close_matches(unknown[0], known, n=1)
         guess = f" (did you mean {close[0]}?)" if close else ""
+        fix = "--set KEY=VALUE" if source == "--set" else f"KEY: VALUE in {source}"
         raise ValueError(f"unknown config key(s) {unknown} in {source}{guess}; valid keys: "
-                         f"{', '.join(known)}")
+                         f"{', '.join(known)}; give each as {fix}")
 
 
 # -- YAML ------------------------------------------------------------------------------------

@@ -305,8 +305,8 @@ class TrainConfig(RunConfig):
             raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
                              f"{self.vectorization!r}; fix it with --set vectorization=auto")
         if self.pretrain_rehearsal and self.pretrain_positions is None:
-            raise ValueError("pretrain_rehearsal rehearses the pretraining labels: set "
-                             "pretrain_positions=FILE too, or pretrain_rehearsal=0")
+            raise ValueError("pretrain_rehearsal rehearses the pretraining labels: --set "
+                             "pretrain_positions=FILE too, or --set pretrain_rehearsal=0")
 
     def _check_rollout(self) -> None:
         """A rollout of ``n_steps * n_envs`` positions, 2 to ``MAX_ROLLOUT``, whose
@@ -349,16 +349,16 @@ class TrainConfig(RunConfig):
                              "features_activation=relu")
         if self.symmetric and self.average_symmetries:
             raise ValueError("symmetric (one canonical image) and average_symmetries (every "
-                             "image) are two policies; set one of them to false")
+                             "image) are two policies; --set one of them to false")
         if self.members > 1 and not self.average_symmetries:
-            raise ValueError("members > 1 is an ensemble of averaged policies: set "
-                             "average_symmetries=true, or members=1")
+            raise ValueError("members > 1 is an ensemble of averaged policies: --set "
+                             "average_symmetries=true, or --set members=1")
         if self.tower:
             self._check_tower()
         check_precision(self.precision)
         if self.precision != "float32" and not self.tower:
-            raise ValueError("precision applies to az tower policies only: set tower=true, "
-                             "or precision=float32")
+            raise ValueError("precision applies to az tower policies only: --set tower=true, "
+                             "or --set precision=float32")
 
     def _check_tower(self) -> None:
         """An az tower has no ``BoardCNN`` options, no symmetric variants, one network and
@@ -412,10 +412,10 @@ class TrainConfig(RunConfig):
         """``teacher: pretrained`` needs a start to keep and searches nothing."""
         if self.pretrain_positions is None and self.init_from is None:
             raise ValueError("teacher: pretrained keeps the learner near its pretrained start: "
-                             "set pretrain_positions=FILE or init_from=CHECKPOINT too, or "
-                             "another teacher")
+                             "--set pretrain_positions=FILE or --set init_from=CHECKPOINT too, "
+                             "or another --set teacher=...")
         if self.teacher_simulations > 0:
-            raise ValueError("teacher: pretrained is a network without a search; set "
+            raise ValueError("teacher: pretrained is a network without a search; --set "
                              "teacher_simulations=0")
 
     def _check_teacher_skip(self) -> None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import io
 import json
 import shutil
 import sys
@@ -58,7 +59,13 @@ from boardgym.envs.games import canonical_name
 from boardgym.train.common.backends import Backend, connect, require_ray
 from boardgym.train.common.commands import game_parser, int_at_least, one_line
 from boardgym.train.common.config import read_yaml
-from boardgym.train.common.runs import CONFIG_FILE, RUNS_DIR, record_command, run_folder_name
+from boardgym.train.common.runs import (
+    CONFIG_FILE,
+    RUNS_DIR,
+    record_command,
+    run_folder_name,
+    write_atomic,
+)
 from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
 
 SEARCH_KEY = "search_space"
@@ -338,25 +345,26 @@ def _cell(value: Any) -> str:
 
 def write_results(folder: Path, rows: list[dict[str, Any]], metric: str) -> dict[str, Any]:
     """Write ``results.csv``, ``results.md`` and, when a trial finished, the best trial's
-    ``best_config.yaml`` and ``best.json``; returns the best row (empty if none)."""
+    ``best_config.yaml`` and ``best.json``, each atomically (``results.csv`` marks a sweep
+    folder that keeps its results: an interrupted write leaves none); returns the best row
+    (empty if none)."""
     columns = list(dict.fromkeys(key for row in rows for key in row))
-    with (folder / RESULTS_CSV).open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, columns)
-        writer.writeheader()
-        writer.writerows(rows)
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, columns)
+    writer.writeheader()
+    writer.writerows(rows)
     ranked = sorted((row for row in rows if row.get(metric) is not None),
                     key=lambda row: -row[metric])
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(_cell(row.get(key, "")) for key in columns) + " |"
               for row in ranked + [row for row in rows if row not in ranked]]
-    (folder / RESULTS_MD).write_text(f"Trials, best {metric} first:\n\n" + "\n".join(lines)
-                                     + "\n")
-    if not ranked:
-        return {}
-    best = ranked[0]
-    shutil.copyfile(Path(best["run"]) / CONFIG_FILE, folder / BEST_CONFIG)
-    (folder / BEST_JSON).write_text(json.dumps(best, indent=1) + "\n")
-    return best
+    write_atomic(folder / RESULTS_MD, f"Trials, best {metric} first:\n\n" + "\n".join(lines)
+                 + "\n")
+    if ranked:
+        write_atomic(folder / BEST_CONFIG, (Path(ranked[0]["run"]) / CONFIG_FILE).read_text())
+        write_atomic(folder / BEST_JSON, json.dumps(ranked[0], indent=1) + "\n")
+    write_atomic(folder / RESULTS_CSV, table.getvalue())
+    return ranked[0] if ranked else {}
 
 
 def build_parser() -> argparse.ArgumentParser:

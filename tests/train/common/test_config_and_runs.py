@@ -75,9 +75,12 @@ def test_a_yaml_file_and_overrides_become_a_checked_config(sketch_file: Path) ->
     ({"steps": "many"}, "steps must be an integer, got 'many'; fix it with --set steps=..."),
     ({"steps": True}, "steps must be an integer"),
     ({"opponents": [3]}, "opponents must be a string"),
-    ({"steps": 0}, "steps must be an integer in [1, 1000], got 0; fix it with --set steps=10"),
-    ({"depth": -1}, "depth must be an integer in [0, 9], got -1; fix it with --set depth=0"),
-    ({"seed": 2 ** 32}, "seed must be an integer in [0, 4294967295]"),
+    ({"steps": 0}, "steps must be a positive integer, at most 1000, got 0; fix it with --set "
+                   "steps=10"),
+    ({"depth": -1}, "depth must be 0 or a positive integer, at most 9, got -1; fix it with "
+                    "--set depth=0"),
+    ({"seed": 2 ** 32}, "seed must be 0 or a positive integer, at most 4294967295"),
+    ({"rate": "nan"}, "rate must be a number in (0, 1], got nan"),
     ({"rate": 2}, "rate must be a number in (0, 1], got 2.0; fix it with --set rate=0.1"),
     ({"opponents": []}, "opponents: name one"),
     ({"game": "chess"}, "unknown game"),

@@ -344,9 +344,9 @@ def test_each_member_of_an_ensemble_is_pretrained_on_its_own(labelled: Path, tmp
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    (["--set", "members=0"], "members is the number of networks, 1 to 16"),
+    (["--set", "members=0"], "members must be a positive integer, at most 16, got 0"),
     (["--set", "average_symmetries=false", "--set", "members=2"],
-     "set average_symmetries=true, or members=1"),
+     "--set average_symmetries=true, or --set members=1"),
 ])
 def test_an_ensemble_that_cannot_be_is_refused(extra: list[str], message: str, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
