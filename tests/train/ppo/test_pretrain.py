@@ -231,7 +231,7 @@ def test_a_resumed_anchored_run_reads_its_start(labelled: Path, tmp_path: Path) 
 
 
 @pytest.mark.parametrize(("extra", "message"), [
-    ([], "pretrain_positions=FILE or init_from"),
+    ([], "--set pretrain_positions=FILE or --set init_from"),
     (["--set", "init_from=checkpoints/four_in_a_row.zip", "--set", "teacher_simulations=8"],
      "teacher_simulations=0"),
 ])
