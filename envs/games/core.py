@@ -100,6 +100,13 @@ def forget_trail(state: Any) -> Any:
     return type(state)(*(NO_TRAIL if isinstance(f, Trail) else f for f in state))
 
 
+def position_key(rules: Any, state: Any) -> str:
+    """The one text of ``state``'s position in ``rules``' notation, whatever order of moves
+    reached it (``to_text`` of ``forget_trail``): what labelled sets write and tell positions
+    apart by."""
+    return str(rules.to_text(forget_trail(state)))
+
+
 class Rules(Protocol):
     """The rules of one game, as a module of pure functions over an immutable state.
 
@@ -321,5 +328,6 @@ def put(whole: Any, index: np.ndarray, part: Any) -> None:
 
 
 __all__ = ["NO_TRAIL", "START_TRAIL", "Game", "IllegalMoveError", "NetworkSize", "Rules",
-           "Style", "Trail", "batch_of", "for_side", "forget_trail", "join", "one_line", "put",
+           "Style", "Trail", "batch_of", "for_side", "forget_trail", "join", "one_line",
+           "position_key", "put",
            "side_view", "take", "unbatch"]

@@ -101,7 +101,7 @@ def test_players_without_a_batched_twin_and_bad_arguments() -> None:
     assert players.make_batched(game("reversi"), agents.make("reversi", "random")) is None
     assert players.make_batched(game("connect_four"), "lookahead:1") is not None
     assert {"lookahead", "random"} <= set(players.batched_names(four))
-    for spec in ("lookahead", "lookahead:3", "lookahead:10"):
+    for spec in ("lookahead", "lookahead:3", "lookahead:6"):
         assert players.make_batched(four, spec) is not None
     for spec in ("lookahead:0", "lookahead:-1", "lookahead:two", "lookahead:", "random:2"):
         with pytest.raises(ValueError, match=r"lookahead|random"):

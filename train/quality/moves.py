@@ -29,7 +29,7 @@ import numpy as np
 
 from boardgym import agents
 from boardgym.envs.games import game as game_record
-from boardgym.envs.games.core import Game
+from boardgym.envs.games.core import Game, position_key
 from boardgym.train.common.backends import Backend, connect, flat_map, task_ranges
 from boardgym.train.common.commands import check_at_least
 from boardgym.train.quality.agreement import open_text, read_items
@@ -143,7 +143,7 @@ class _Games:
             legal = np.flatnonzero(rules.legal_mask(state))
             if ply >= opening:
                 move = int(player.act(state, rng))
-                chosen.append((rules.to_text(state), move, state.to_move))
+                chosen.append((position_key(rules, state), move, state.to_move))
                 if rng.random() < EXPLORE:
                     move = int(legal[rng.integers(len(legal))])
             else:

@@ -46,7 +46,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import reversi as reversi_rules
-from boardgym.envs.games.core import Game
+from boardgym.envs.games.core import Game, position_key
 from boardgym.train.common.backends import (
     Backend,
     add_backend_options,
@@ -169,7 +169,7 @@ def legal_actions(record: Game, state: Any) -> list[int]:
 def line(record: Game, state: Any, values: Values) -> str:
     """One JSON line of a set: the position text and its moves' values by action."""
     moves = {str(action): int(values[action]) for action in sorted(values)}
-    return json.dumps({"position": record.rules.to_text(state), "moves": moves})
+    return json.dumps({"position": position_key(record.rules, state), "moves": moves})
 
 
 # -- drawing positions ---------------------------------------------------------------------
@@ -180,14 +180,14 @@ def reachable(record: Game) -> list[Any]:
     by position text."""
     rules = record.rules
     start = rules.initial_state()
-    seen = {rules.to_text(start): start}
+    seen = {position_key(rules, start): start}
     frontier = [start]
     while frontier:
         following = []
         for state in frontier:
             for action in legal_actions(record, state):
                 child = rules.apply(state, action)
-                text = rules.to_text(child)
+                text = position_key(rules, child)
                 if text not in seen and not rules.is_terminal(child):
                     seen[text] = child
                     following.append(child)
