@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from boardgym.agents.base import positive_int
+from boardgym.agents.base import check_rng, positive_int
 from boardgym.envs.games import players
 from boardgym.envs.games.core import Game, Rules
 from boardgym.envs.games.players import PlayerFactory
@@ -267,7 +267,7 @@ class AlphaBetaAgent:
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The searched move for the side to move."""
-        return search(state, self.heuristics, self.depth, rng).move
+        return search(state, self.heuristics, self.depth, check_rng(rng)).move
 
 
 @dataclass
@@ -344,6 +344,7 @@ class MCTSAgent:
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The most visited move after ``playouts`` playouts."""
+        check_rng(rng)
         root = self._node(state, 1 - int(state.to_move), rng)
         for _ in range(self.playouts):
             self._playout(root, rng)

@@ -40,8 +40,8 @@ from boardgym.train.common.commands import (
     add_board_options,
     board_options,
     game_parser,
-    int_at_least,
     one_line,
+    seed_value,
 )
 from boardgym.train.match.evaluate import check_boards
 
@@ -73,7 +73,7 @@ def parser() -> argparse.ArgumentParser:
                    "see the computer's move.\", as the classic Reversegam); off by default so "
                    "scripted play does not block")
     add_board_options(p)
-    p.add_argument("--seed", type=int_at_least(0),
+    p.add_argument("--seed", type=seed_value,
                    help="seed for the first-player draws and the agent")
     return p
 

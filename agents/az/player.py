@@ -28,6 +28,7 @@ from boardgym.agents.az.checkpoint import (
 )
 from boardgym.agents.az.network import Evaluator
 from boardgym.agents.az.search import Evaluate, SearchConfig, SearchResult, search, softmax
+from boardgym.agents.base import check_rng
 from boardgym.agents.checkpoint import board_kwargs, is_policy_checkpoint
 from boardgym.agents.ppo import policy
 from boardgym.envs.games import canonical_name, rules
@@ -129,6 +130,7 @@ class AzAgent:
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The move for the side to move of ``state`` (never an illegal one)."""
+        check_rng(rng)
         return int(self.act_batch(batch_of(state))[0])
 
 

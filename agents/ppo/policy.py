@@ -28,6 +28,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
 from boardgym.agents import shipped
+from boardgym.agents.base import check_rng
 from boardgym.agents.checkpoint import (
     METADATA_ENTRY,
     OPTIMIZER_ENTRY,
@@ -244,6 +245,7 @@ class PolicyAgent:
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The policy's action for the side to move of ``state`` (never an illegal one)."""
+        check_rng(rng)
         observation = self.check_board(state)
         mask = self.rules.legal_mask(state)
         logits = masked_logits(self.policy, observation[None], mask[None])[0]

@@ -25,6 +25,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
+from boardgym.agents.base import check_rng
 from boardgym.agents.solvers import exact_outcomes
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
@@ -435,8 +436,9 @@ class SolverPlayer:
         """A best column of ``state``, or ``FALLBACK``'s move past the budget.
 
         Raises:
-            ValueError: the game is over.
+            ValueError: the game is over, or ``rng`` is not a numpy Generator.
         """
+        check_rng(rng)
         self._start_game_if_new(state)
         try:
             columns = best_columns(state, self.max_nodes)

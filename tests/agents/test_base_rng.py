@@ -51,3 +51,17 @@ def test_act_with_a_generator_plays_a_legal_move(game: str, spec: str) -> None:
 def test_check_rng_returns_the_generator() -> None:
     rng = np.random.default_rng(1)
     assert check_rng(rng) is rng
+
+
+OTHER_PLAYERS = [("tictactoe", "alphabeta:2"), ("tictactoe", "mcts:10"),
+                 ("four_in_a_row", "solver"), ("tictactoe", "shipped:tictactoe"),
+                 ("tictactoe", "az:0@shipped:tictactoe_az")]
+"""Players that are not candidate-move rules: search, the solver and the network players."""
+
+
+@pytest.mark.parametrize(("game", "spec"), OTHER_PLAYERS)
+def test_every_other_player_names_the_fix_too(game: str, spec: str) -> None:
+    player = agents.make(game, spec)
+    state = GAMES[game].rules.initial_state()
+    with pytest.raises(ValueError, match=r"^rng must be a numpy Generator"):
+        player.act(state, None)
