@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pickle
 import zipfile
 from collections.abc import Iterator
@@ -39,6 +38,7 @@ import torch
 from boardgym.agents import shipped
 from boardgym.envs.games import GAMES, canonical_name, rules
 from boardgym.envs.games.core import one_line
+from boardgym.files import atomic_path
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"
@@ -418,18 +418,11 @@ def write_zip_atomic(path: str | Path, entries: dict[str, str | bytes],
     """Write a zip of ``entries`` (name -> content) to ``path`` atomically: to a temporary
     file in the same folder, flushed to disk, then renamed over ``path`` (a killed process
     never leaves half a file). Entries are deflated, except those named in ``stored``."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-            for name, content in entries.items():
-                archive.writestr(name, content, compress_type=zipfile.ZIP_STORED
-                                 if name in stored else zipfile.ZIP_DEFLATED)
-        with tmp.open("rb") as file:
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_path(path) as tmp, \
+            zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content, compress_type=zipfile.ZIP_STORED
+                             if name in stored else zipfile.ZIP_DEFLATED)
 
 
 __all__ = ["AZ_RECORD_ENTRY", "FORMAT_VERSION", "METADATA_ENTRY", "OPTIMIZER_ENTRY",

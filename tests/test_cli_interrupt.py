@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from boardgym.files import atomic_path
 from boardgym.train.cli import main
-from boardgym.train.common.commands import EXIT_INTERRUPTED, atomic_path, interruptible
+from boardgym.train.common.commands import EXIT_INTERRUPTED, interruptible
 from boardgym.train.match import evaluate, tournament
 from boardgym.train.quality import positions
 

@@ -10,8 +10,8 @@ one line (``interruptible``, which the ``boardgym`` dispatcher runs every comman
 A file named on the command line (``--out``, ``--png``, ...) is overwritten only when it is
 the command's own earlier output, recognised by its format header or its run folder;
 anything else needs ``--force`` (``check_output``). Outputs are written atomically: a
-temporary file in the same folder, then a rename (``atomic_path``; text files through
-``train.common.runs.write_atomic``).
+temporary file in the same folder, then a rename (``boardgym.files.atomic_path``; text
+files through ``train.common.runs.write_atomic``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -285,20 +284,6 @@ def is_png_of(path: Path, command: str) -> bool:
     data = head(path, 1 << 16)
     marker = f"{PNG_SOFTWARE}\0boardgym {command}".encode()
     return data.startswith(PNG_SIGNATURE) and marker in data.split(b"IDAT", 1)[0]
-
-
-@contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary path next to ``path`` to write the whole file to; renamed over ``path``
-    when the body succeeds, removed when it fails or is interrupted, so ``path`` holds its
-    old content or the new one, never part of a file."""
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp")
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def argv_of(argv: Sequence[str] | None) -> list[str]:

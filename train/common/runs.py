@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shlex
 import shutil
 import time
@@ -28,6 +27,7 @@ from typing import Any, Protocol, TypeVar
 import yaml
 
 from boardgym.envs.games import canonical_name
+from boardgym.files import atomic_path
 from boardgym.train.common.config import RunConfig, load_config, read_yaml
 
 RUNS_DIR = Path("runs")
@@ -49,12 +49,8 @@ def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically: to a temporary file in the same folder, then
     renamed over ``path``; on any failure or interruption (Ctrl-C) the temporary file is
     removed and ``path`` is as it was."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
+    with atomic_path(path) as tmp:
         tmp.write_text(text)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -38,6 +38,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
+from boardgym.files import atomic_path
 from boardgym.train.common import commands
 from boardgym.train.common.backends import (
     Backend,
@@ -362,7 +363,7 @@ def draw(tournament: Tournament, path: Path) -> None:
     fig.colorbar(image, ax=right, label="row player's score")
     fig.suptitle(f"{t.game}: {t.games} games per pairing")
     fig.tight_layout()
-    with commands.atomic_path(path) as tmp:
+    with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=100, format="png", metadata=commands.png_metadata("tournament"))
     plt.close(fig)
 

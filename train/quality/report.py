@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from boardgym.envs.games.core import Game
-from boardgym.train.common.commands import atomic_path, is_png_of, png_metadata
+from boardgym.files import atomic_path
+from boardgym.train.common.commands import is_png_of, png_metadata
 from boardgym.train.match.results import wilson_interval
 
 PERCENT = 100

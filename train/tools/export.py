@@ -41,10 +41,10 @@ from boardgym.agents.checkpoint import board_kwargs
 from boardgym.agents.ppo.policies import action_logits, members_of
 from boardgym.agents.ppo.policy import load_network as load_policy_network
 from boardgym.envs.games import game as game_record
+from boardgym.files import atomic_path
 from boardgym.train.common.commands import (
     CommandParser,
     add_force_option,
-    atomic_path,
     check_output,
     int_at_least,
 )

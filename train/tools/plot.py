@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from boardgym.files import atomic_path
 from boardgym.train.common.commands import (
     CommandParser,
     add_force_option,
-    atomic_path,
     check_output,
     is_png_of,
     png_metadata,

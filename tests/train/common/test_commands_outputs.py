@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from boardgym.files import atomic_path
 from boardgym.train.common.commands import (
     MAX_GAMES,
-    atomic_path,
     check_at_most,
     check_output,
     games_count,

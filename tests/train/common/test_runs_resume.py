@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from boardgym.train.common import runs
+from boardgym import files
 from boardgym.train.common.runs import (
     CHECKPOINTS,
     CONFIG_FILE,
@@ -56,7 +56,7 @@ def test_an_interrupted_write_keeps_the_old_file_and_no_temporary(
     def interrupted(source: Path, target: Path) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runs.os, "replace", interrupted)
+    monkeypatch.setattr(files.os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_atomic(path, "new")
     assert path.read_text() == "old"
