@@ -226,7 +226,8 @@ FIELDS: dict[str, Callable[[Record], str]] = {
     "ms_per_move": lambda r: f"{r['ms_per_move']:.3g}",
     "rank": lambda r: str(r["rank"]),
     "elo": lambda r: f"{r['elo']:.1f}",
-    "elo_ci": lambda r: f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]",
+    "elo_ci": lambda r: ("undefined" if r["ci95"] is None
+                         else f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]"),
 }
 """How each field of a command's record is written in a table cell."""
 NUMBERS = frozenset({"games", "a_wins", "b_wins", "ties", "pairs", "distinct_games",
