@@ -125,12 +125,19 @@ def bits_from_mask(mask: np.ndarray) -> np.ndarray:
     return packed.astype(np.uint8).view(np.uint64).reshape(n)
 
 
+WORD64_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+"""Bit generators whose raw words are uniform 64-bit words."""
+
+
 def random_draws(rng: np.random.Generator, n: int | None = None) -> Bits:
     """Uniform 64-bit words from ``rng``, the draws ``choose`` takes: ``n`` of them as a
     ``uint64`` array, or one Python int when ``n`` is None (the bit generator's next raw
-    word: ~20x cheaper than ``rng.integers`` for one draw)."""
+    word where the bit generator makes 64-bit words: ~20x cheaper than ``rng.integers`` for
+    one draw; MT19937's raw words have 32 bits, so it draws through ``rng.integers``)."""
     if n is None:
-        return int(rng.bit_generator.random_raw())
+        if isinstance(rng.bit_generator, WORD64_GENERATORS):
+            return int(rng.bit_generator.random_raw())
+        return int(rng.integers(0, 2 ** WORD_BITS, dtype=np.uint64))
     return rng.integers(0, 2 ** WORD_BITS, size=n, dtype=np.uint64)
 
 

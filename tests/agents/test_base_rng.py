@@ -65,3 +65,14 @@ def test_every_other_player_names_the_fix_too(game: str, spec: str) -> None:
     state = GAMES[game].rules.initial_state()
     with pytest.raises(ValueError, match=r"^rng must be a numpy Generator"):
         player.act(state, None)
+
+
+@pytest.mark.parametrize("bits", [np.random.MT19937, np.random.PCG64, np.random.Philox])
+def test_random_plays_every_legal_move_with_any_bit_generator(bits: Any) -> None:
+    """Candidate players draw uniform 64-bit words whatever the bit generator (MT19937's
+    raw words have 32 bits)."""
+    rules = GAMES["reversi"].rules
+    state = rules.initial_state()
+    player = agents.make("reversi", "random")
+    played = {player.act(state, np.random.Generator(bits(seed))) for seed in range(60)}
+    assert played == set(np.flatnonzero(rules.legal_mask(state)).tolist())
