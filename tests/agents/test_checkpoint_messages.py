@@ -12,24 +12,17 @@ import pytest
 
 from boardgym import agents
 from boardgym.agents.checkpoint import CheckpointError
-from boardgym.train.cli import main
+from tests.commands import usage_error
 from tests.paths import ROOT
 
 SHIPPED = ROOT / "checkpoints"
 
 
-def one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
-    return err
-
 
 def test_missing_checkpoint_names_shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)  # outside the checkout
-    err = one_line(["evaluate", "reversi", "checkpoints/reversi.zip", "random"], capsys)
+    err = usage_error(["evaluate", "reversi", "checkpoints/reversi.zip", "random"], capsys)
     assert f"no file {tmp_path / 'checkpoints' / 'reversi.zip'}" in err
     assert "shipped:reversi is the shipped checkpoint of that name" in err
 
@@ -60,11 +53,11 @@ def test_checkpoint_directory_message(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     run = tmp_path / "myrun"
     (run / "checkpoints").mkdir(parents=True)
-    err = one_line(["evaluate", "tictactoe", "myrun", "random"], capsys)
+    err = usage_error(["evaluate", "tictactoe", "myrun", "random"], capsys)
     assert "myrun is a folder" in err and "no checkpoint in it" in err
     for name in ("best.zip", "last.zip"):
         (run / "checkpoints" / name).write_bytes((SHIPPED / "tictactoe.zip").read_bytes())
-    err = one_line(["evaluate", "tictactoe", "./myrun", "random"], capsys)
+    err = usage_error(["evaluate", "tictactoe", "./myrun", "random"], capsys)
     assert "is a folder, not a checkpoint file" in err
     assert "myrun/checkpoints/best.zip, myrun/checkpoints/last.zip" in err
     assert "not found" not in err

@@ -11,7 +11,7 @@ from boardgym.agents.four_in_a_row import MAX_LOOKAHEAD
 from boardgym.agents.four_in_a_row_strong import MAX_DEPTH as FOUR_MAX_DEPTH
 from boardgym.agents.reversi_strong import MAX_DEPTH as REVERSI_MAX_DEPTH
 from boardgym.agents.search import GENERIC_MAX_DEPTH, MAX_PLAYOUTS
-from boardgym.train.cli import main
+from tests.commands import usage_error
 
 CAPS = [("four_in_a_row", "lookahead", MAX_LOOKAHEAD),
         ("reversi", "alphabeta", REVERSI_MAX_DEPTH),
@@ -37,7 +37,5 @@ def test_az_simulations_cap() -> None:
 @pytest.mark.parametrize("spec", ["lookahead:99", "alphabeta:100", "mcts:1000000000"])
 def test_commands_refuse_a_huge_search_in_one_line(spec: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as done:
-        main(["evaluate", "four_in_a_row", spec, "random"])
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1 and "is over the maximum" in err
+    assert "is over the maximum" in usage_error(["evaluate", "four_in_a_row", spec, "random"],
+                                                capsys)

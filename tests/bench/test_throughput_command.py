@@ -9,6 +9,7 @@ import pytest
 from boardgym.bench.throughput import MAX_REPEATS, MAX_SECONDS, MAX_SIZE, bench_opponents
 from boardgym.envs.games import GAMES, players
 from boardgym.train.cli import main
+from tests.commands import usage_error
 
 TINY = ["bench", "--seconds", "0.01", "--repeats", "1", "--no-peers", "--sizes", "1"]
 
@@ -37,10 +38,7 @@ def test_bench_opponents_play_batched_as_bare_names() -> None:
 ])
 def test_bench_refuses_bad_input_in_one_line(option: str, value: str, message: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as done:
-        main([*TINY, option, value])
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1 and message in err
+    assert message in usage_error([*TINY, option, value], capsys, main)
 
 
 def test_bench_markdown_refuses_foreign_file(tmp_path: Path,

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from boardgym.train.az.command import main
+from tests.commands import usage_error
 
 TINY = ["--no-progress", "--iterations", "1", "--set", "games_per_iteration=4",
         "--set", "simulations=4", "--set", "considered=2", "--set", "train_steps=1",
@@ -42,11 +43,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 ])
 def test_az_bad_set_is_one_line(capsys: pytest.CaptureFixture[str], argv: list[str],
                                 message: str) -> None:
-    with pytest.raises(SystemExit) as stop:
-        main(["tictactoe", *argv])
-    err = capsys.readouterr().err
-    assert stop.value.code == 2 and err.count("\n") == 1 and "Traceback" not in err
-    assert message in err
+    assert message in usage_error(["tictactoe", *argv], capsys, main)
     assert not Path("runs").exists()
 
 

@@ -9,6 +9,7 @@ import pytest
 from boardgym.train.cli import main
 from boardgym.train.common.backends import Backend, flat_map, parallel_map, task_ranges
 from boardgym.train.common.commands import MAX_WORKERS, local_cpus
+from tests.commands import usage_error
 
 
 def test_workers_cap(capsys: pytest.CaptureFixture[str]) -> None:
@@ -19,10 +20,8 @@ def test_workers_cap(capsys: pytest.CaptureFixture[str]) -> None:
     Backend("ray", workers=MAX_WORKERS)
     with pytest.raises(ValueError, match=f"at most {MAX_WORKERS} tasks"):
         Backend("ray", workers=MAX_WORKERS + 1)
-    with pytest.raises(SystemExit) as done:
-        main(["evaluate", "tictactoe", "random", "random", "--workers", str(local_cpus() + 1)])
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1
+    err = usage_error(["evaluate", "tictactoe", "random", "random", "--workers",
+                       str(local_cpus() + 1)], capsys)
     assert f"at most {local_cpus()} processes" in err and "--backend ray" in err
     with pytest.raises(SystemExit):
         main(["evaluate", "tictactoe", "random", "random", "--workers", "1000000"])

@@ -15,15 +15,7 @@ from boardgym.train.match.elo import MAX_BOOTSTRAP, bootstrap_elo
 from boardgym.train.match.evaluate import play_match
 from boardgym.train.match.results import A_WON, B_WON, Tally
 from boardgym.train.match.tournament import UNDEFINED, run_tournament
-
-
-def usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    """The one line a usage error prints."""
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
-    return err
+from tests.commands import usage_error
 
 
 def test_games_cap(capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from boardgym.train.ppo import selfplay
 from boardgym.train.ppo import trainer as ppo
+from tests.commands import usage_error
 from tests.runs import TINY_RUN
 
 Main = Callable[[Sequence[str] | None], int]
@@ -43,11 +44,7 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def refusal(capsys: pytest.CaptureFixture[str], *argv: str, main: Main = ppo.main) -> str:
     """The one line ``main(argv)`` refuses ``argv`` with (exit 2, no run folder)."""
-    with pytest.raises(SystemExit) as stop:
-        main(list(argv))
-    err = capsys.readouterr().err
-    assert stop.value.code == 2
-    assert err.count("\n") == 1 and "Traceback" not in err, err
+    err = usage_error(argv, capsys, main)
     assert not Path("runs").exists()
     return err.strip()
 

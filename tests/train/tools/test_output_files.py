@@ -10,17 +10,11 @@ from pathlib import Path
 import pytest
 
 from boardgym.train.cli import main
+from tests.commands import usage_error
 from tests.paths import ROOT
 
 CHECKPOINT = ROOT / "checkpoints" / "tictactoe.zip"
 
-
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    err = capsys.readouterr().err
-    assert done.value.code == 2 and len(err.splitlines()) == 1
-    return err
 
 
 def test_plot_out_refuses_foreign_file(tmp_path: Path,
@@ -30,7 +24,7 @@ def test_plot_out_refuses_foreign_file(tmp_path: Path,
     (run / "eval.json").write_text(json.dumps([{"step": 64, "win_rates": {"random": 0.5}}]))
     other = tmp_path / "photo.png"
     other.write_bytes(b"someone's")
-    assert "--force" in refused(["plot", str(run), "--out", str(other)], capsys)
+    assert "--force" in usage_error(["plot", str(run), "--out", str(other)], capsys)
     assert other.read_bytes() == b"someone's"
     assert main(["plot", str(run), "--out", str(other), "--force"]) == 0
     assert main(["plot", str(run), "--out", str(other)]) == 0, "its own picture"
@@ -45,7 +39,7 @@ def test_export_refuses_to_overwrite_a_checkpoint(tmp_path: Path,
     model = tmp_path / "model.zip"
     shutil.copy(CHECKPOINT, model)
     before = model.read_bytes()
-    err = refused(["export", str(model), str(model), "--check", "0"], capsys)
+    err = usage_error(["export", str(model), str(model), "--check", "0"], capsys)
     assert "not an ONNX export this command wrote" in err and model.read_bytes() == before
     out = tmp_path / "model.onnx"
     assert main(["export", str(model), str(out), "--check", "0"]) == 0
