@@ -7,7 +7,7 @@ export SDL_AUDIODRIVER ?= dummy
 setup:  ## fresh venv with every extra (torch pinned to the CPU build)
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,solvers,export,ray,docs,dev]"
+	$(PY) -m pip install -q -c constraints.txt -e ".[train,gui,pettingzoo,export,ray,docs,dev]"
 
 ray:  ## add the Ray backend, Tune and RLlib's dependencies to an existing venv
 	$(PY) -m pip install -q -c constraints.txt -e ".[ray]"

@@ -2,18 +2,35 @@
 
 numba's on-disk cache is not safe while two processes compile the same function into it at
 once (one may load the other's half-written object and abort), which pytest-xdist's workers
-do on a fresh checkout; each worker compiles into its own folder instead.
+do on a fresh checkout; each worker compiles into its own folder instead, named after a
+digest of the compiled sources.
 """
 
+import hashlib
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
-os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(),
-                                                      f"boardgym-numba-{WORKER}"))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def compiled_sources_digest() -> str:
+    """A digest of every package source that numba compiles: numba keys its cache on the
+    defining file alone, so a kernel that inlines another file's function would otherwise
+    keep running the old code after that file changes."""
+    digest = hashlib.sha256()
+    for path in sorted(ROOT.glob("[!.]*/**/*.py")):
+        if "tests" not in path.parts and "numba" in (text := path.read_bytes().decode()):
+            digest.update(path.relative_to(ROOT).as_posix().encode() + text.encode())
+    return digest.hexdigest()[:12]
+
+
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(
+    tempfile.gettempdir(), f"boardgym-numba-{compiled_sources_digest()}-{WORKER}"))
 
 
 def pytest_sessionstart(session: object) -> None:

@@ -12,6 +12,7 @@ the positions within its ``LEAF_EMPTIES``, through ``exact_outcomes``.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -60,13 +61,10 @@ def exact_outcomes(states: Any, reached: np.ndarray, solve: Callable[[Any], int]
 
 def leaf_values(game: str) -> LeafValues | None:
     """The exact outcomes of positions near the end of the games of ``game`` (a canonical
-    name), from its solver module's ``leaf_values``; None for a game without one here, or
-    without numba (the ``solvers`` extra)."""
-    try:
-        module = importlib.import_module(f"{__name__}.{game}")
-    except ImportError:
+    name), from its solver module's ``leaf_values``; None for a game without one here."""
+    if importlib.util.find_spec(f"{__name__}.{game}") is None:
         return None
-    return getattr(module, "leaf_values", None)
+    return getattr(importlib.import_module(f"{__name__}.{game}"), "leaf_values", None)
 
 
 __all__ = ["DEFAULT_MILLIONS", "LeafValues", "exact_outcomes", "leaf_values"]

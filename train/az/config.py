@@ -192,8 +192,8 @@ class AzConfig(RunConfig):
                              f"once, more than {MAX_SEARCH_NODES} (memory); fix it with --set "
                              "games_per_iteration=... or --set simulations=...")
         if self.leaf_solver and solvers.leaf_values(self.game) is None:
-            raise ValueError(f"leaf_solver: {self.game} has no exact solver here (or numba is "
-                             "missing: pip install -e \".[solvers]\"); --set leaf_solver=false")
+            raise ValueError(f"leaf_solver: {self.game} has no exact solver; --set "
+                             "leaf_solver=false")
         self.search_config()  # checks the search keys
         self.architecture()  # checks the board options
 
