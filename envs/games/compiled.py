@@ -72,13 +72,13 @@ def _call_next(typingctx: Any, function: Any, state: Any) -> Any:
 @njit(cache=True, inline="always")
 def popcount(word: np.uint64) -> int:
     """The number of set bits of ``word``."""
-    return int(_ctpop(np.uint64(word)))
+    return int(_ctpop(np.uint64(word)))  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")
 def lowest_bit(word: np.uint64) -> int:
     """The position of the lowest set bit of ``word`` (64 when ``word`` is 0)."""
-    return int(_cttz(np.uint64(word)))
+    return int(_cttz(np.uint64(word)))  # type: ignore[call-arg]
 
 
 @njit(cache=True, inline="always")
@@ -120,7 +120,7 @@ def stream_draw(key: np.uint64, counter: np.uint64) -> np.uint64:
 @njit(cache=True, inline="always")
 def next_word(function: int, state: int) -> np.uint64:
     """The next 64-bit word of the bit generator whose ``generator_handles`` these are."""
-    return _call_next(function, state)
+    return _call_next(function, state)  # type: ignore[call-arg, no-any-return]
 
 
 def generator_handles(rng: np.random.Generator) -> tuple[int, int]:
