@@ -1,17 +1,22 @@
-"""Random-play throughput in plies per second: single env, vector env, and peers.
+"""Random-play throughput in plies per second: single env, vector env, and peers side by side.
 
 ``boardgym bench`` (or ``python -m boardgym.bench.throughput``). A ply is one move on the board: the
 agent's and the opponent's both count. Observations and masks are produced every step, and
-the agent's random legal action is drawn from them (in the vector env, batched). Each number
-is the median of ``--repeats`` runs of ``--seconds`` each, in wall-clock time and in this
-process's CPU time (steadier on a shared, loaded machine). Pgx (``pgx.make`` + ``jax.vmap``,
-auto-reset, CPU) and OpenSpiel (C++ core through pyspiel, with observation tensors) are
-measured in the same run when installed (``pip install -e ".[bench]"``).
+the agent's random legal action is drawn from them (in the vector env, batched, by one
+compiled call: ``random_actions``). Each rate is the median of ``--repeats`` runs of
+``--seconds`` each, in wall-clock time and in this process's CPU time (steadier on a shared,
+loaded machine). Peers are measured side by side, run for run: each run of ours is followed
+by one of the peer's, and the ratio is the median of the runs' ratios. Pgx (``pgx.make`` +
+``jax.vmap`` over as many games as the vector env, auto-reset, CPU) faces the vector env at
+each size against ``random``; OpenSpiel (its C++ core through pyspiel, with observation
+tensors) faces the single env (``gym.make``, wrappers included). Both are measured when
+installed (``pip install -e ".[bench]"``).
 
 The vector env is measured against each player that plays batched under its bare name
-(``bench_opponents``: ``az`` needs a checkpoint, so it is not one). ``--markdown FILE`` also
-writes the table, atomically; a file already there is overwritten only when it is such a
-table (its first line is ``MARKDOWN_HEADER``...), otherwise ``--force`` is needed.
+(``bench_opponents``: ``az`` needs a checkpoint, so it is not one), at the largest size for
+all but ``random``. ``bench.search`` adds the alpha-beta players' speed. ``--markdown FILE``
+also writes the tables, atomically; a file already there is overwritten only when it is such
+a table (its first line is ``MARKDOWN_HEADER``...), otherwise ``--force`` is needed.
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import gymnasium as gym
 import numpy as np
+from numba import njit
 
 import boardgym  # noqa: F401  (registers the games, their players and env ids)
+from boardgym.bench.search import search_markdown, search_rows
 from boardgym.envs.games import GAMES, players
-from boardgym.envs.games.bitboard import bits_from_mask, choose, random_draws
+from boardgym.envs.games.compiled import HALF, nth_set_bit, popcount, stream_draw
 from boardgym.envs.games.core import Game
 from boardgym.train.common.commands import (
     CommandParser,
@@ -44,22 +52,34 @@ from boardgym.train.common.runs import write_atomic
 
 PEER_NAMES = {"reversi": "othello", "four_in_a_row": "connect_four", "tictactoe": "tic_tac_toe"}
 """The games' names in Pgx and in OpenSpiel (the same in both)."""
-SIZES = (1, 64, 1024, 4096)
-PEER_BATCH = 1024
+SIZES = (1, 64, 4096, 65_536)
 Rate = tuple[float, float]
 """Plies per second of wall-clock time and per second of this process's CPU time."""
 BUILT_IN = ("reversi", "four_in_a_row", "tictactoe")
 """The games measured by default (the peers have them too)."""
 Run = Callable[[float], Rate]
 """Plays for about the given seconds; returns its ``Rate``."""
-Row = tuple[str, str, str, Rate]
-"""``(game, what, opponent, rate)`` of one measurement."""
+
+
+class Row(NamedTuple):
+    """One measurement: ours, and the peer run beside it (if any)."""
+
+    game: str
+    what: str
+    opponent: str
+    rate: Rate
+    peer: str = ""
+    peer_rate: Rate | None = None
+    ratio: float | None = None
+    """The median of the runs' ratios, ours over the peer's (wall clock)."""
+
 MAX_SECONDS = 60.0
 """The longest run (``--seconds``): a rate steadies within seconds."""
 MAX_REPEATS = 100
 """The most runs per number (``--repeats``)."""
 MAX_SIZE = 65_536
 """The most games of a measured vector env (``--sizes``)."""
+BYTE = 8
 MARKDOWN_HEADER = "Machine: "
 """How the table of ``--markdown`` starts (``markdown``): what recognises the file."""
 
@@ -88,7 +108,7 @@ def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
 def single_env(game: str) -> Run:
     """The single env against the random opponent, random legal agent moves."""
     def run(seconds: float) -> Rate:
-        env = gym.make(GAMES[game].env_id, opponent="random").unwrapped
+        env = gym.make(GAMES[game].env_id, opponent="random")
         rng = np.random.default_rng(0)
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
@@ -103,6 +123,36 @@ def single_env(game: str) -> Run:
     return run
 
 
+@njit("i8[:](u1[:, :], i8, u8)", cache=True)
+def _packed_choices(packed: np.ndarray, width: int, draw_key: np.uint64) -> np.ndarray:
+    """One uniformly random set bit per row of ``packed`` (little-endian bits of each row's
+    mask, ``width`` of them), drawn from the splitmix stream keyed ``draw_key``; 0 for a row
+    without one."""
+    n = packed.shape[0]
+    actions = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        count = 0
+        for byte in packed[i]:
+            count += popcount(np.uint64(byte))
+        if count:
+            rank = int(((stream_draw(draw_key, np.uint64(i)) >> HALF) * np.uint64(count))
+                       >> HALF)
+            for j in range(packed.shape[1]):
+                bits = popcount(np.uint64(packed[i, j]))
+                if rank < bits:
+                    actions[i] = j * BYTE + nth_set_bit(np.uint64(packed[i, j]), rank)
+                    break
+                rank -= bits
+    return actions
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row of the ``(N, A)`` bool ``masks`` (0 where
+    none): the agent of the vector env runs, in two calls whatever N."""
+    packed = np.packbits(masks, axis=1, bitorder="little")
+    return _packed_choices(packed, masks.shape[1], np.uint64(rng.integers(2 ** 63)))
+
+
 def vector_env(game: str, n: int, opponent: str) -> Run:
     """The vector env of ``n`` games against a batched ``opponent``."""
     def run(seconds: float) -> Rate:
@@ -112,18 +162,17 @@ def vector_env(game: str, n: int, opponent: str) -> Run:
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
         while clock.elapsed() < seconds:
-            legal = bits_from_mask(info["action_mask"])
-            actions = choose(legal, random_draws(rng, n))
-            _, _, _, _, info = env.step(actions)
-            plies += int(np.count_nonzero(legal))  # the agent moved where it had a move
+            masks = info["action_mask"]
+            _, _, _, _, info = env.step(random_actions(masks, rng))
+            plies += int(np.count_nonzero(masks.any(axis=1)))  # agents with a move moved
             plies += int(np.count_nonzero(info["_opponent_action"]))
         return clock.rate(plies)
     return run
 
 
-def pgx_env(game: str) -> Run | None:
-    """Pgx: ``jax.vmap`` over ``PEER_BATCH`` games, random legal moves, auto-reset; None if
-    pgx is missing."""
+def pgx_env(game: str, batch: int) -> Run | None:
+    """Pgx: ``jax.vmap`` over ``batch`` games, random legal moves, auto-reset; None if pgx
+    is missing."""
     try:
         import jax
         import pgx
@@ -137,21 +186,22 @@ def pgx_env(game: str) -> Run | None:
         key, act_key, reset_key = jax.random.split(key, 3)
         logits = jax.numpy.log(state.legal_action_mask.astype(jax.numpy.float32))
         actions = jax.random.categorical(act_key, logits, axis=1)
-        keys = jax.random.split(reset_key, PEER_BATCH)
+        keys = jax.random.split(reset_key, batch)
         state = jax.vmap(auto_reset(env.step, env.init))(state, actions, keys)
         return state, key
 
+    key = jax.random.PRNGKey(0)
+    start = jax.jit(jax.vmap(env.init))(jax.random.split(key, batch))
+
     def run(seconds: float) -> Rate:
-        key = jax.random.PRNGKey(0)
-        state = jax.jit(jax.vmap(env.init))(jax.random.split(key, PEER_BATCH))
-        state, key = step(state, key)
+        state, key_now = step(start, key)
         jax.block_until_ready(state.observation)
         steps, clock = 0, Clock()
         while clock.elapsed() < seconds:
-            state, key = step(state, key)
+            state, key_now = step(state, key_now)
             steps += 1
         jax.block_until_ready(state.observation)
-        return clock.rate(steps * PEER_BATCH)
+        return clock.rate(steps * batch)
     return run
 
 
@@ -178,11 +228,25 @@ def spiel_env(game: str) -> Run | None:
     return run
 
 
-def median_rate(run: Run, seconds: float, repeats: int) -> Rate:
-    """Medians of the wall-clock and the CPU rates of ``repeats`` runs."""
-    rates = [run(seconds) for _ in range(repeats)]
+def median_rate(rates: list[Rate]) -> Rate:
+    """Medians of the wall-clock and the CPU rates of several runs."""
     return (statistics.median(wall for wall, _ in rates),
             statistics.median(cpu for _, cpu in rates))
+
+
+def side_by_side(ours: Run, peer: Run | None, seconds: float, repeats: int
+                 ) -> tuple[Rate, Rate | None, float | None]:
+    """``repeats`` runs of ``ours``, each followed by one of ``peer``: the median rates and
+    the median of the runs' wall-clock ratios (ours / peer)."""
+    mine, theirs = [], []
+    for _ in range(repeats):
+        mine.append(ours(seconds))
+        if peer is not None:
+            theirs.append(peer(seconds))
+    if peer is None:
+        return median_rate(mine), None, None
+    ratio = statistics.median(a[0] / b[0] for a, b in zip(mine, theirs, strict=True))
+    return median_rate(mine), median_rate(theirs), ratio
 
 
 def machine() -> str:
@@ -205,40 +269,52 @@ def bench_opponents(record: Game) -> list[str]:
             if players.make_batched(record, name) is not None]
 
 
-def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
-            peers: bool) -> list[Row]:
-    """Rows ``(game, what, opponent, (wall, CPU) plies/s)``, printed as they come."""
-    rows: list[Row] = []
+def _printed(row: Row) -> Row:
+    wall, cpu = row.rate
+    beside = ""
+    if row.peer_rate is not None:
+        beside = f"  {row.peer}: {row.peer_rate[0]:,.0f} plies/s, ratio {row.ratio:.2f}x"
+    print(f"{row.game:14} {row.what:22} {row.opponent:14} {wall:14,.0f} plies/s  (CPU time: "
+          f"{cpu:,.0f}){beside}", flush=True)
+    return row
 
-    def add(game: str, what: str, opponent: str, run: Run | None) -> None:
-        if run is None:
-            print(f"{game:14} {what:22} not installed (pip install -e '.[bench]')")
-            return
-        wall, cpu = median_rate(run, seconds, repeats)
-        rows.append((game, what, opponent, (wall, cpu)))
-        print(f"{game:14} {what:22} {opponent:14} {wall:14,.0f} plies/s  (CPU time: "
-              f"{cpu:,.0f})", flush=True)
 
-    for game in games:
-        add(game, "single env", "random", single_env(game))
-        for opponent in bench_opponents(GAMES[game]):
-            for n in sizes if opponent == "random" else sizes[-1:]:
-                add(game, f"vector env N={n}", opponent, vector_env(game, n, opponent))
-        if peers:
-            add(game, f"Pgx vmap B={PEER_BATCH}", "random", pgx_env(game))
-            add(game, "OpenSpiel (1 game)", "random", spiel_env(game))
+def game_rows(game: str, sizes: list[int], seconds: float, repeats: int,
+              peers: bool) -> list[Row]:
+    """The rows of one game, printed as they come."""
+    spiel = spiel_env(game) if peers else None
+    rate, peer_rate, ratio = side_by_side(single_env(game), spiel, seconds, repeats)
+    rows = [_printed(Row(game, "single env", "random", rate, "OpenSpiel", peer_rate, ratio))]
+    for opponent in bench_opponents(GAMES[game]):
+        for n in sizes if opponent == "random" else sizes[-1:]:
+            pgx = pgx_env(game, n) if peers and opponent == "random" else None
+            rate, peer_rate, ratio = side_by_side(vector_env(game, n, opponent), pgx,
+                                                  seconds, repeats)
+            rows.append(_printed(Row(game, f"vector env N={n}", opponent, rate,
+                                     f"Pgx B={n}", peer_rate, ratio)))
     return rows
 
 
-def markdown(rows: list[Row], sizes: list[int]) -> str:
-    """The results table, with each vector-env row's ratio to Pgx on the same game."""
-    pgx = {game: rate[0] for game, what, _, rate in rows if what.startswith("Pgx")}
+def measure(games: list[str], sizes: list[int], seconds: float, repeats: int,
+            peers: bool) -> list[Row]:
+    """Every game's rows (``game_rows``)."""
+    if peers and (spiel_env(games[0]) is None or pgx_env(games[0], 1) is None):
+        print("peers not installed (pip install -e '.[bench]'): measuring boardgym alone")
+    return [row for game in games for row in game_rows(game, sizes, seconds, repeats, peers)]
+
+
+def markdown(rows: list[Row]) -> str:
+    """The results table: each row's rates and, where a peer ran beside it, the peer's rate
+    and the median ratio of the paired runs."""
     lines = [f"{MARKDOWN_HEADER}{machine()}.", "",
-             "| game | env | opponent | plies/s | plies per CPU s | vs Pgx |",
-             "|---|---|---|---:|---:|---:|"]
-    for game, what, opponent, (wall, cpu) in rows:
-        ratio = f"{wall / pgx[game]:.1f}x" if game in pgx else ""
-        lines.append(f"| {game} | {what} | {opponent} | {wall:,.0f} | {cpu:,.0f} | {ratio} |")
+             "| game | env | opponent | plies/s | plies per CPU s | peer | peer plies/s | ratio |",
+             "|---|---|---|---:|---:|---|---:|---:|"]
+    for row in rows:
+        wall, cpu = row.rate
+        peer = f"| {row.peer} | {row.peer_rate[0]:,.0f} | {row.ratio:.2f}x |" \
+            if row.peer_rate is not None and row.ratio is not None else "| | | |"
+        lines.append(f"| {row.game} | {row.what} | {row.opponent} | {wall:,.0f} | {cpu:,.0f} "
+                     + peer)
     return "\n".join(lines) + "\n"
 
 
@@ -274,6 +350,8 @@ def build_parser() -> CommandParser:
                         default=3, help=f"runs per number; the median (default 3, at most "
                                         f"{MAX_REPEATS})")
     parser.add_argument("--no-peers", action="store_true", help="skip Pgx and OpenSpiel")
+    parser.add_argument("--no-search", action="store_true",
+                        help="skip the search players' speed (bench.search)")
     parser.add_argument("--markdown", type=Path, help="also write the table to this file")
     add_force_option(parser, "the --markdown file")
     return parser
@@ -290,8 +368,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(error))
     print(machine())
     rows = measure(args.games, args.sizes, args.seconds, args.repeats, not args.no_peers)
+    table = markdown(rows)
+    if not args.no_search:
+        table += "\n" + search_markdown(search_rows(args.games, args.repeats))
     if args.markdown:
-        write_atomic(args.markdown, markdown(rows, args.sizes))
+        write_atomic(args.markdown, table)
     return 0
 
 

@@ -11,7 +11,8 @@ from boardgym.envs.games import GAMES, players
 from boardgym.train.cli import main
 from tests.commands import usage_error
 
-TINY = ["bench", "--seconds", "0.01", "--repeats", "1", "--no-peers", "--sizes", "1"]
+TINY = ["bench", "--seconds", "0.01", "--repeats", "1", "--no-peers", "--no-search", "--sizes",
+        "1"]
 
 
 def test_bench_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
