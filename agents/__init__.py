@@ -27,6 +27,7 @@ import numpy as np
 from boardgym.agents import (  # noqa: F401
     az,
     four_in_a_row,
+    mcts,
     reversi,
     search,
     shipped,
