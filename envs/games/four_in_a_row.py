@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.games.bitboard import Bits, compress, planes, select, state_from_fields, unpack
+from boardgym.envs.games import four_in_a_row_bits as bits
+from boardgym.envs.games.bitboard import Bits, planes, select, state_from_fields, unpack
 from boardgym.envs.games.core import (
     NO_TRAIL,
     START_TRAIL,
@@ -37,16 +38,6 @@ from boardgym.envs.games.core import (
 ROWS, COLUMNS, CONNECT = 6, 7, 4
 MIN_SIDE = 4
 WORD_BITS = 64
-
-
-def _doubling_steps(connect: int) -> tuple[int, ...]:
-    """The lengths added at each step when runs of 1 double up to ``connect`` (runs of 2 from
-    runs of 1, then 4 from 2, ...): ``(1, 2)`` for 4, ``(1, 2, 1)`` for 5."""
-    steps, length = [], 1
-    while length < connect:
-        steps.append(min(length, connect - length))
-        length += steps[-1]
-    return tuple(steps)
 
 
 @dataclass(frozen=True)
@@ -74,8 +65,8 @@ class Geometry:
     """The same column masks as Python ints (for single games)."""
     line_shifts: tuple[int, ...] = field(init=False)
     """Bit distance between neighbours: vertical, horizontal and the two diagonals."""
-    run_shifts: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
-    """Per line direction, the shifts that double runs up to ``connect`` (see ``has_line``)."""
+    words: np.ndarray = field(init=False, repr=False, compare=False)
+    """The compiled rules' table of the size (``four_in_a_row_bits.board_words``)."""
 
     def __post_init__(self) -> None:
         h = self.rows + 1
@@ -93,11 +84,10 @@ class Geometry:
             "column_bits": np.array([column << (c * h) for c in cols], dtype=np.uint64),
             "column_ints": tuple(column << (c * h) for c in cols),
             "line_shifts": (1, h, h - 1, h + 1),
-            "run_shifts": tuple(tuple(step * shift for step in _doubling_steps(self.connect))
-                                for shift in (1, h, h - 1, h + 1)),
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "words", bits.board_words(self))
 
 
 def geometry(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> Geometry:
@@ -151,19 +141,17 @@ class State(NamedTuple):
     trail: Trail = NO_TRAIL
 
 
-def has_line(bits: Bits, geom: Geometry) -> bool | np.ndarray:
-    """True where ``bits`` hold ``connect`` cells in a row in any direction.
+def _words(values: np.ndarray) -> np.ndarray:
+    """``values`` as the flat ``uint64`` array the compiled batch loops take."""
+    return np.asarray(values, dtype=np.uint64).reshape(-1)
 
-    Per direction, the cells starting runs double in length at each step (runs of 2 from
-    runs of 1, then 4 from 2, ...): ``geom.run_shifts``.
-    """
-    starts: Bits = 0
-    for shifts in geom.run_shifts:
-        run = bits
-        for shift in shifts:
-            run = run & (run >> shift)
-        starts = starts | run
-    return starts != 0
+
+def has_line(tokens: Bits, geom: Geometry) -> bool | np.ndarray:
+    """True where ``tokens`` hold ``connect`` cells in a row in any direction
+    (``four_in_a_row_bits.has_line``)."""
+    if isinstance(tokens, np.ndarray):
+        return bits.has_line_batch(_words(tokens), geom.words).reshape(tokens.shape)
+    return bool(bits.has_line(tokens, geom.words))
 
 
 def initial_state(rows: int = ROWS, columns: int = COLUMNS, connect: int = CONNECT) -> State:
@@ -181,11 +169,12 @@ def initial_batch(n: int, rows: int = ROWS, columns: int = COLUMNS,
 
 def legal_bits(state: State) -> Bits:
     """Playable columns as bits (bit ``c`` for column ``c``); none once the game is over (a
-    full board has none anyway)."""
-    geom = state.geom
-    open_top = geom.top ^ ((state.me | state.opp) & geom.top)
-    open_columns = compress(open_top, geom.top_cells)
-    return select(state.won, open_columns & 0, open_columns)
+    full board has none anyway): ``four_in_a_row_bits.legal_columns``."""
+    words = state.geom.words
+    if isinstance(state.me, np.ndarray):
+        won = np.asarray(state.won, dtype=np.bool_).reshape(-1)
+        return bits.legal_columns_batch(_words(state.me), _words(state.opp), won, words)
+    return int(bits.legal_columns(state.me, state.opp, state.won, words))
 
 
 action_bits = legal_bits
@@ -199,17 +188,11 @@ def legal_mask(state: State) -> np.ndarray:
 
 def landing_cells(filled: Bits, geom: Geometry) -> Bits:
     """The drop rule: the cell where a token dropped in each column lands, given the
-    ``filled`` cells (none for a full column). AND with a column's mask for that column."""
-    return (filled + geom.bottom) & geom.board
-
-
-def _play(state: State, column_bits: Bits, trail: Trail) -> State:
-    """The position after the side to move drops a token in the column ``column_bits``,
-    reached by ``trail``."""
-    geom = state.geom
-    mover = state.me | landing_cells(state.me | state.opp, geom) & column_bits
-    return state_from_fields(State, (state.opp, mover, 1 - state.to_move,
-                                     has_line(mover, geom), geom, trail))
+    ``filled`` cells (none for a full column). AND with a column's mask for that column
+    (``four_in_a_row_bits.landing``)."""
+    if isinstance(filled, np.ndarray):
+        return bits.landing_batch(_words(filled), geom.words).reshape(filled.shape)
+    return int(bits.landing(filled, geom.words))
 
 
 def illegal_reason(state: State, action: int) -> str | None:
@@ -242,13 +225,19 @@ def apply(state: State, action: int) -> State:
 
 
 def play(state: State, action: int) -> State:
-    """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
-    return _play(state, state.geom.column_ints[action], state.trail.then(action))
+    """``apply`` without the legality check: ``action`` must be set in ``action_bits``
+    (``four_in_a_row_bits.play``)."""
+    me, opp, won = bits.play(state.me, state.opp, action, state.geom.words)
+    return state_from_fields(State, (int(me), int(opp), 1 - state.to_move, bool(won),
+                                     state.geom, state.trail.then(action)))
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
     """Batched ``apply``: game ``i`` drops in column ``actions[i]``, which must be playable."""
-    return _play(state, state.geom.column_bits[np.asarray(actions)], NO_TRAIL)
+    me, opp, won = bits.play_batch(_words(state.me), _words(state.opp),
+                                   np.asarray(actions, dtype=np.int64).reshape(-1),
+                                   state.geom.words)
+    return state_from_fields(State, (me, opp, 1 - state.to_move, won, state.geom, NO_TRAIL))
 
 
 def is_terminal(state: State) -> bool | np.ndarray:
