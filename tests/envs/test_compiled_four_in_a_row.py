@@ -16,9 +16,12 @@ from boardgym.envs.games import four_in_a_row_bits as bits
 from tests.envs import reference_four_in_a_row as ref
 
 SIZES = [(6, 7, 4), (4, 4, 4), (4, 4, 3), (8, 7, 4), (6, 7, 2), (5, 6, 3), (6, 9, 5),
-         (7, 8, 4), (7, 8, 5), (15, 4, 15), (15, 4, 4), (4, 12, 12), (4, 12, 5)]
+         (7, 8, 4), (7, 8, 5), (15, 4, 15), (15, 4, 12), (14, 4, 8), (15, 4, 4), (4, 12, 12),
+         (4, 12, 5)]
 """``(rows, columns, connect)``: 7x8 and 15x4 fill all 64 bits (bit 63 is the last sentinel);
-on 15x4 with connect 15 only vertical lines fit, and the other directions' shifts pass 64."""
+on 15x4 with connect 12 or 15 and 14x4 with connect 8 only vertical lines fit, and the other
+directions' run shifts pass 64 (taken modulo 64, as the machine's shift does, they would find
+lines)."""
 GEOMS = st.sampled_from([rules.geometry(*size) for size in SIZES])
 WORD = st.integers(0, (1 << 64) - 1)
 WORDS = st.lists(WORD, max_size=12)
@@ -53,6 +56,9 @@ def test_board_words_hold_the_geometry_tables() -> None:
         masks = words[bits.COLUMN_MASKS:bits.COLUMN_MASKS + bits.MAX_COLUMNS]
         assert masks.tolist() == [*geom.column_ints, *[0] * (bits.MAX_COLUMNS - geom.columns)]
         assert int(words[bits.STEPS]) == len(ref.doubling_steps(geom.connect))
+        shifts = words[bits.RUN_SHIFTS:bits.COLUMN_MASKS]
+        assert shifts.max() < 64 and shifts.tolist().count(bits.NO_RUN_SHIFT) == \
+            bits.MAX_STEPS * sum(max(d) >= 64 for d in ref.run_shifts(geom))
     assert rules.geometry(7, 8, 4).board >> 63 == 0 and rules.geometry(7, 8).bottom >> 56 & 1
 
 
