@@ -8,9 +8,12 @@
 - ``perfect``: full minimax (``value``): never loses; among the optimal moves it prefers the
   fastest win or the slowest loss, then picks uniformly at random.
 
-Each rule is written once, on one position (``rule_moves``, ``perfect_moves``), and worked out
-once for every reachable position into a table indexed by the position's bits; the players,
-single and batched, read the table.
+Each rule is written once, on one position (``rule_moves``, ``perfect_moves``), over the
+game's rules (``envs.games.tictactoe``), and worked out at import for every reachable position
+into a module-level ``uint64`` table of candidate moves (``RULES_TABLE``, ``RULES_CENTER_TABLE``,
+``PERFECT_TABLE``; 0 for finished and unreachable positions), indexed by the rules' position
+index ``me << CELLS | opp`` (``POSITION_BITS`` bits; ``tictactoe_bits``). The players, single
+and batched, read the tables; a compiled kernel reads them as globals.
 """
 
 from __future__ import annotations
@@ -54,11 +57,16 @@ def rule_moves(order: Sequence[str]) -> MoveRule:
             cell = winning_cell(marks, me | opp)
             if cell is not None:
                 return 1 << cell
-        empty = rules.FULL ^ (me | opp)
-        return next(bits for bits in (empty & cells_bits(CELL_GROUPS[name]) for name in order)
+        free = free_cells(me, opp)
+        return next(bits for bits in (free & cells_bits(CELL_GROUPS[name]) for name in order)
                     if bits)
 
     return moves
+
+
+def free_cells(me: int, opp: int) -> int:
+    """The rules' legal cells of the position (0 once it is over)."""
+    return int(rules.legal_bits(rules.State(me, opp, 0)))
 
 
 @cache
@@ -72,19 +80,16 @@ def value(me: int, opp: int) -> int:
         me: marks of the side to move.
         opp: marks of the side that just moved.
     """
-    empty = rules.FULL ^ (me | opp)
-    if rules.has_line(opp):
-        return -(1 + empty.bit_count())
-    if empty == 0:
-        return 0
-    return max(-value(opp, me | (1 << cell)) for cell in range(rules.CELLS) if (empty >> cell) & 1)
+    if not free_cells(me, opp):
+        return -(1 + rules.CELLS - (me | opp).bit_count()) if rules.has_line(opp) else 0
+    return max(move_values(me, opp).values())
 
 
 def move_values(me: int, opp: int) -> dict[int, int]:
-    """The minimax ``value`` of each empty cell for the side to move (``me``)."""
-    empty = rules.FULL ^ (me | opp)
-    return {cell: -value(opp, me | (1 << cell)) for cell in range(rules.CELLS)
-            if (empty >> cell) & 1}
+    """The minimax ``value`` of each legal cell for the side to move (``me``)."""
+    state, free = rules.State(me, opp, 0), free_cells(me, opp)
+    return {cell: -value(*rules.play(state, cell)[:2]) for cell in range(rules.CELLS)
+            if free >> cell & 1}
 
 
 def perfect_moves(me: int, opp: int) -> int:
@@ -96,23 +101,15 @@ def perfect_moves(me: int, opp: int) -> int:
 
 def live_positions() -> list[tuple[int, int]]:
     """``(me, opp)`` of every unfinished position reachable from the empty board."""
-    seen: set[tuple[int, int]] = set()
-    frontier = [(0, 0)]
-    while frontier:
-        me, opp = frontier.pop()
-        if (me, opp) in seen or rules.has_line(opp) or me | opp == rules.FULL:
-            continue
-        seen.add((me, opp))
-        empty = rules.FULL ^ (me | opp)
-        frontier += [(opp, me | (1 << cell)) for cell in range(rules.CELLS) if (empty >> cell) & 1]
-    return sorted(seen)
+    reachable = rules.reachable_positions()
+    live = ~np.asarray(rules.is_terminal(reachable))
+    return sorted(zip(reachable.me[live].tolist(), reachable.opp[live].tolist(), strict=True))
 
 
-POSITION_BITS = 2 * rules.CELLS
+POSITION_BITS = rules.POSITION_BITS
 """A position's table index is ``me << CELLS | opp``: this many bits."""
 
 
-@cache
 def table(rule: MoveRule) -> np.ndarray:
     """``rule`` worked out for every live position, indexed by ``me << CELLS | opp``
     (``uint64`` move bits; 0 for finished and unreachable positions)."""
@@ -122,22 +119,28 @@ def table(rule: MoveRule) -> np.ndarray:
     return moves
 
 
-def tabulated(rule: MoveRule) -> Candidates:
-    """The candidates of ``rule``, read from its ``table``."""
+def tabulated(moves: np.ndarray) -> Candidates:
+    """The candidates read from the table ``moves``."""
 
     def candidates(state: rules.State) -> np.ndarray:
         index = (state.me << np.uint64(rules.CELLS)) | state.opp
-        return table(rule)[index.astype(np.intp)]
+        return moves[index.astype(np.intp)]
 
     return candidates
 
 
-CLASSIC: dict[str, tuple[MoveRule, str]] = {
-    "rules": (rule_moves(CORNER_FIRST), "win, block, a corner, the centre, a side"),
-    "rules_center": (rule_moves(CENTRE_FIRST), "win, block, the centre, a corner, a side"),
-    "perfect": (perfect_moves, "minimax: never loses, wins fastest"),
+RULES_TABLE = table(rule_moves(CORNER_FIRST))
+"""``rules``' candidates per position index."""
+RULES_CENTER_TABLE = table(rule_moves(CENTRE_FIRST))
+"""``rules_center``'s candidates per position index."""
+PERFECT_TABLE = table(perfect_moves)
+"""``perfect``'s candidates per position index."""
+CLASSIC: dict[str, tuple[Candidates, str]] = {
+    "rules": (tabulated(RULES_TABLE), "win, block, a corner, the centre, a side"),
+    "rules_center": (tabulated(RULES_CENTER_TABLE), "win, block, the centre, a corner, a side"),
+    "perfect": (tabulated(PERFECT_TABLE), "minimax: never loses, wins fastest"),
 }
-"""The AIs: name -> (move rule, one-line help)."""
+"""The AIs: name -> (candidates, one-line help)."""
 
-for _name, (_rule, _help) in CLASSIC.items():
-    register_candidates(rules.GAME.name, _name, no_argument(_name, tabulated(_rule)), _help)
+for _name, (_candidates, _help) in CLASSIC.items():
+    register_candidates(rules.GAME.name, _name, no_argument(_name, _candidates), _help)

@@ -4,7 +4,28 @@ Cells 0..8 row-major from the top-left; cell ``i`` is bit ``i`` and action ``i``
 player is ``X``, the second ``O``. Three in a row (row, column or diagonal) wins; a full
 board without a line is a draw.
 
-Every bit function serves a Python int (one game) and a ``uint64`` array (a batch);
+The rules themselves are the compiled functions of ``tictactoe_bits`` (lines, legal cells, a
+move, the result); this module is their ``Rules`` face. A batch (``uint64`` arrays) runs their
+compiled loops. One game (Python ints) reads memo tables that are built once, at import, by
+the same compiled functions, because a compiled call from Python costs more than a whole
+tic-tac-toe rule (median ns per call, one game, ``timeit``):
+
+=============  ================  ===============  ===========
+call           Python int code   compiled call    memo (this)
+=============  ================  ===============  ===========
+``has_line``   90                110              90
+``legal_bits`` 160               220              85
+``play``       250               560              130
+=============  ================  ===============  ===========
+
+- ``LINE_MEMO``: ``has_line`` of every 9-bit word.
+- ``LEGAL_MEMO``: ``legal`` of every position index ``me << CELLS | opp`` (2 MB).
+- ``MASK_MEMO``: the bool mask of every 9-bit word of legal cells (for ``legal_mask``).
+- ``SUCCESSORS``: for every unfinished position reachable from the empty board
+  (``reachable_positions``), the ``State`` after each legal action (compiled ``play``'s),
+  keyed by ``successor_key``; any other state or action calls the compiled ``play``.
+
+``result`` calls its compiled function directly (cheaper than the Python code it replaced).
 ``initial_batch`` and ``apply_batch`` are the batched twins of ``initial_state`` and ``apply``.
 """
 
@@ -15,24 +36,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from boardgym.envs.games.bitboard import Bits, bit_of, planes, select, state_from_fields, unpack
-from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, for_side, side_view
+from boardgym.envs.games import tictactoe_bits as bits
+from boardgym.envs.games.bitboard import Bits, planes, state_from_fields, unpack
+from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, side_view, take
 
-SIZE = 3
-CELLS = SIZE * SIZE
+SIZE, CELLS, LINES, POSITION_BITS = bits.SIZE, bits.CELLS, bits.LINES, bits.POSITION_BITS
 NUM_ACTIONS = CELLS
-FULL = (1 << CELLS) - 1
+FULL = int(bits.FULL)
 ACTION_CELLS = np.arange(CELLS)
 BOARD_MAP = ACTION_CELLS.reshape(SIZE, SIZE)
 CENTRE = 4
 CORNER_CELLS = (0, 2, 6, 8)
 SIDE_CELLS = (1, 3, 5, 7)
-LINES = (
-    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
-    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
-    (0, 4, 8), (2, 4, 6),  # diagonals
-)
-LINE_BITS = tuple(sum(1 << cell for cell in line) for line in LINES)
+LINE_BITS = tuple(int(line) for line in bits.LINE_BITS)
 
 
 class State(NamedTuple):
@@ -49,30 +65,26 @@ class State(NamedTuple):
     to_move: int | np.ndarray
 
 
-def _scan_lines(bits: Bits) -> bool | np.ndarray:
-    """True where ``bits`` hold one of the eight lines (checked line by line)."""
-    found: bool | np.ndarray = False
-    for line in LINE_BITS:
-        found = found | ((bits & line) == line)
-    return found
+def _words(values: Bits) -> np.ndarray:
+    """``values`` as the writeable ``uint64`` array the compiled loops take (no copy when it
+    is one already)."""
+    return np.require(values, np.uint64, "W")
 
 
-LINE_TABLE = np.asarray(_scan_lines(np.arange(1 << CELLS, dtype=np.uint64)))
-"""``_scan_lines`` of every 9-bit board, indexed by the board."""
-LINE_TUPLE = tuple(bool(found) for found in LINE_TABLE)
-"""The same table as Python bools (single games)."""
-OPEN_TABLE = np.where(LINE_TABLE, 0, FULL).astype(np.uint64)
-"""Per 9-bit board of the last mover: the cells still open to play, all (``FULL``) unless
-it holds a line (then none: the game is over)."""
-OPEN_TUPLE = tuple(int(cells) for cells in OPEN_TABLE)
-"""The same table as Python ints (single games)."""
+def _counts(values: int | np.ndarray, n: int) -> np.ndarray:
+    """``values`` (an int or ``(n,)`` ints) as the writeable ``(n,)`` int64 array the compiled
+    loops take."""
+    if np.ndim(values) == 0:
+        return np.full(n, values, dtype=np.int64)
+    return np.require(values, np.int64, "W")
 
 
-def has_line(bits: Bits) -> bool | np.ndarray:
-    """True where ``bits`` hold one of the eight lines."""
-    if isinstance(bits, np.ndarray):
-        return LINE_TABLE[(bits & FULL).astype(np.intp)]
-    return LINE_TUPLE[bits & FULL]
+def has_line(marks: Bits) -> bool | np.ndarray:
+    """True where ``marks`` hold one of the eight lines."""
+    if isinstance(marks, np.ndarray):
+        words = _words(marks & FULL)
+        return bits.has_line_batch(words.reshape(-1)).reshape(words.shape)
+    return LINE_MEMO[marks & FULL]
 
 
 def initial_state() -> State:
@@ -88,11 +100,10 @@ def initial_batch(n: int) -> State:
 
 def legal_bits(state: State) -> Bits:
     """Empty cells, or none once the game is over (a full board has none anyway)."""
-    opp = state.opp
-    empty = FULL ^ (state.me | opp)
+    me, opp, _ = state
     if isinstance(opp, np.ndarray):
-        return empty & OPEN_TABLE[(opp & FULL).astype(np.intp)]
-    return empty & OPEN_TUPLE[opp & FULL]
+        return bits.legal_batch(_words(me), _words(opp))
+    return LEGAL_MEMO[me << CELLS | opp]
 
 
 action_bits = legal_bits
@@ -101,17 +112,30 @@ action_bits = legal_bits
 
 def legal_mask(state: State) -> np.ndarray:
     """Bool mask of legal actions, ``(9,)`` (``(N, 9)`` for a batch)."""
-    return unpack(legal_bits(state), ACTION_CELLS).view(bool)
+    if isinstance(state.opp, np.ndarray):
+        return bits.legal_mask_batch(_words(state.me), _words(state.opp))
+    return MASK_MEMO[legal_bits(state)].copy()
 
 
-def _play(state: State, move: Bits) -> State:
-    """The position after the side to move marks the cell ``move`` (one bit)."""
-    return state_from_fields(State, (state.opp, state.me | move, 1 - state.to_move))
+def successor_key(state: State) -> int:
+    """The key of a single ``state`` in ``SUCCESSORS``: ``to_move << POSITION_BITS`` plus the
+    position index ``me << CELLS | opp``."""
+    return state.to_move << POSITION_BITS | state.me << CELLS | state.opp
 
 
 def play(state: State, action: int) -> State:
     """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
-    return _play(state, 1 << action)
+    me, opp, to_move = state
+    found = SUCCESSORS.get(to_move << POSITION_BITS | me << CELLS | opp)  # successor_key
+    if found is not None and (after := found[action]) is not None:
+        return after
+    return _compiled_play(state, action)
+
+
+def _compiled_play(state: State, action: int) -> State:
+    """``play`` by the compiled function, without the memo."""
+    me, opp, to_move, _ = bits.play(state.me, state.opp, state.to_move, action)
+    return state_from_fields(State, (me, opp, to_move))
 
 
 def apply(state: State, action: int) -> State:
@@ -141,18 +165,25 @@ def illegal_reason(state: State, action: int) -> str:
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
     """Batched ``apply``: game ``i`` marks cell ``actions[i]``, which must be free."""
-    return _play(state, bit_of(np.asarray(actions)))
+    me = np.array(state.me, dtype=np.uint64)
+    opp = np.array(state.opp, dtype=np.uint64)
+    to_move = np.array(_counts(state.to_move, me.shape[0]))
+    bits.play_batch(me, opp, to_move, np.empty_like(me), _counts(actions, me.shape[0]))
+    return state_from_fields(State, (me, opp, to_move))
 
 
 def is_terminal(state: State) -> bool | np.ndarray:
-    """True when the last mover made a line or the board is full."""
-    return has_line(state.opp) | ((state.me | state.opp) == FULL)
+    """True when the last mover made a line or the board is full (no legal cell)."""
+    return legal_bits(state) == 0
 
 
 def result(state: State, side: int | np.ndarray) -> int | np.ndarray:
     """+1 if ``side`` (0 = ``X``) made a line, -1 if the other side did, 0 for a draw
     (terminal states): the last mover is the only one who can hold a line."""
-    return select(has_line(state.opp), for_side(select(state.to_move == 1, 1, -1), side), 0)
+    if isinstance(state.opp, np.ndarray):
+        n = state.opp.shape[0]
+        return bits.result_batch(_words(state.opp), _counts(state.to_move, n), _counts(side, n))
+    return bits.result(state.opp, state.to_move, side)
 
 
 def observation(state: State, side: int | np.ndarray | None = None) -> np.ndarray:
@@ -202,6 +233,64 @@ def to_text(state: State) -> str:
 def cell_name(action: int) -> str:
     """``cell 5``: cells numbered 1-9 row by row from the top left."""
     return f"cell {action + 1}"
+
+
+def reachable_positions() -> State:
+    """Every position reachable from the empty board, finished ones included, as one batched
+    state: ply by ply, each ply in increasing position index."""
+    level, levels = initial_batch(1), []
+    while level.me.size:
+        levels.append(level)
+        game, action = np.nonzero(legal_mask(level))
+        after = apply_batch(take(level, game), action)
+        _, first = np.unique(after.me << np.uint64(CELLS) | after.opp, return_index=True)
+        level = take(after, first)
+    fields = zip(*levels, strict=True)
+    return state_from_fields(State, tuple(np.concatenate(field) for field in fields))
+
+
+def _interned(values: list[int]) -> tuple[int, ...]:
+    """``values`` (each below ``2 ** CELLS``) as a tuple sharing one int object per value."""
+    ints = list(range(1 << CELLS))
+    return tuple(map(ints.__getitem__, values))
+
+
+def _single_states(batch: State) -> dict[int, State]:
+    """The games of ``batch`` as single states (their words interned Python ints), keyed by
+    ``successor_key``."""
+    fields = (_interned(batch.me.tolist()), _interned(batch.opp.tolist()),
+              np.asarray(batch.to_move).tolist())
+    states = (state_from_fields(State, game) for game in zip(*fields, strict=True))
+    return {successor_key(state): state for state in states}
+
+
+def _successors() -> dict[int, tuple[State | None, ...]]:
+    """``SUCCESSORS``: every unfinished reachable position's states after its legal actions
+    (compiled ``play``'s; one object per position), None after the illegal ones."""
+    reachable = _single_states(reachable_positions())
+
+    def after(state: State, action: int) -> State | None:
+        if not legal_bits(state) >> action & 1:
+            return None
+        return reachable[successor_key(_compiled_play(state, action))]
+
+    return {key: tuple(after(state, action) for action in range(CELLS))
+            for key, state in reachable.items() if legal_bits(state)}
+
+
+_INDEX = np.arange(1 << POSITION_BITS, dtype=np.uint64)
+LINE_MEMO = tuple(bits.has_line_batch(_INDEX[:1 << CELLS]).tolist())
+"""``tictactoe_bits.has_line`` of every 9-bit word, indexed by the word (single games)."""
+LEGAL_MEMO = _interned(bits.legal_batch(_INDEX >> np.uint64(CELLS), _INDEX & bits.FULL).tolist())
+"""``tictactoe_bits.legal`` of every position index ``me << CELLS | opp`` (single games)."""
+SUCCESSORS = _successors()
+"""``successor_key(state)`` -> per action 0..8 the state ``tictactoe_bits.play`` gives (None
+for an illegal action), for every unfinished position reachable from the empty board (single
+games; 5,478 states in all, one object each)."""
+MASK_MEMO = unpack(_INDEX[:1 << CELLS], ACTION_CELLS).view(bool)
+"""The bool mask ``(CELLS,)`` of every 9-bit word of legal cells (read-only; single games)."""
+MASK_MEMO.flags.writeable = False
+del _INDEX
 
 
 GAME = Game(
