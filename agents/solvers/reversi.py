@@ -21,16 +21,10 @@ from numba import njit
 
 from boardgym.agents.solvers import exact_outcomes
 from boardgym.envs.games import reversi as rules
+from boardgym.envs.games.compiled import ONE, ZERO, popcount
+from boardgym.envs.games.reversi_bits import flips, legal_moves
 
 WORD_BITS = 64
-ZERO, ONE = np.uint64(0), np.uint64(1)
-SHIFTS = np.array([step for step, _ in rules.LEFT_SHIFTS + rules.RIGHT_SHIFTS], dtype=np.uint64)
-"""Bit distance of the eight directions: the first four shift up (``<<``), the rest down."""
-EDGE_MASKS = np.array([mask for _, mask in rules.LEFT_SHIFTS + rules.RIGHT_SHIFTS],
-                      dtype=np.uint64)
-"""Per direction, the cells a shifted bit may land on (no wrapping round a row's end)."""
-UP_DIRECTIONS = len(rules.LEFT_SHIFTS)
-DIRECTIONS = len(SHIFTS)
 QUADRANTS = np.array([sum(1 << (row * rules.SIZE + col) for row in rows for col in cols)
                       for rows in (range(4), range(4, 8)) for cols in (range(4), range(4, 8))],
                      dtype=np.uint64)
@@ -48,57 +42,11 @@ MAX_SCORE = rules.CELLS
 NO_MOVE = -1
 
 
-@njit(cache=True, inline="always")
-def _step(bits: np.uint64, direction: int) -> np.uint64:
-    """``bits`` moved one square along ``direction`` (squares off the board dropped)."""
-    if direction < UP_DIRECTIONS:
-        return (bits << SHIFTS[direction]) & EDGE_MASKS[direction]
-    return (bits >> SHIFTS[direction]) & EDGE_MASKS[direction]
-
-
-@njit(cache=True)
-def legal_moves(me: np.uint64, opp: np.uint64) -> np.uint64:
-    """The squares where the owner of ``me`` may play: just past a run of ``opp`` discs that
-    starts next to a disc of ``me``."""
-    empty = ~(me | opp)
-    moves = ZERO
-    for direction in range(DIRECTIONS):
-        run = _step(me, direction) & opp
-        for _ in range(rules.MAX_RUN - 1):
-            run |= _step(run, direction) & opp
-        moves |= _step(run, direction) & empty
-    return moves
-
-
-@njit(cache=True)
-def flips(me: np.uint64, opp: np.uint64, move: np.uint64) -> np.uint64:
-    """The discs of ``opp`` that the owner of ``me`` flips by playing the single bit ``move``."""
-    flipped = ZERO
-    for direction in range(DIRECTIONS):
-        run = ZERO
-        cell = _step(move, direction)
-        while cell & opp:
-            run |= cell
-            cell = _step(cell, direction)
-        if cell & me:
-            flipped |= run
-    return flipped
-
-
-@njit(cache=True, inline="always")
-def _count(bits: np.uint64) -> int:
-    count = 0
-    while bits:
-        bits &= bits - ONE
-        count += 1
-    return count
-
-
 @njit(cache=True)
 def final_score(me: np.uint64, opp: np.uint64) -> int:
     """The disc difference of a finished game for the owner of ``me``, the empty squares
     going to the winner."""
-    mine, theirs = _count(me), _count(opp)
+    mine, theirs = popcount(me), popcount(opp)
     empties = WORD_BITS - mine - theirs
     if mine > theirs:
         return mine - theirs + empties
@@ -112,7 +60,7 @@ def _odd_regions(empty: np.uint64) -> np.uint64:
     """The quadrants holding an odd number of empty squares."""
     odd = ZERO
     for quadrant in QUADRANTS:
-        if _count(empty & quadrant) & 1:
+        if popcount(empty & quadrant) & 1:
             odd |= quadrant
     return odd
 
@@ -148,7 +96,7 @@ def _shallow(me: np.uint64, opp: np.uint64, alpha: int, beta: int, counter: np.n
 def _deep(me: np.uint64, opp: np.uint64, alpha: int, beta: int, table: tuple,
           counter: np.ndarray) -> int:  # type: ignore[type-arg]
     """Fail-soft negamax with fastest-first ordering and the transposition table."""
-    empties = _count(~(me | opp))
+    empties = popcount(~(me | opp))
     if empties < SORT_EMPTIES:
         return _shallow(me, opp, alpha, beta, counter)
     counter[0] += 1
@@ -170,7 +118,7 @@ def _deep(me: np.uint64, opp: np.uint64, alpha: int, beta: int, table: tuple,
         hint = int(best_moves[slot])
     else:
         low, high = -MAX_SCORE, MAX_SCORE
-    count = _count(moves)
+    count = popcount(moves)
     order_moves = np.empty(count, dtype=np.uint64)
     order_keys = np.empty(count, dtype=np.int64)
     n = 0
@@ -178,7 +126,7 @@ def _deep(me: np.uint64, opp: np.uint64, alpha: int, beta: int, table: tuple,
         move = moves & (ZERO - moves)
         moves ^= move
         flipped = flips(me, opp, move)
-        key = _count(legal_moves(opp ^ flipped, me | move | flipped)) * 2
+        key = popcount(legal_moves(opp ^ flipped, me | move | flipped)) * 2
         if move & CORNERS:
             key -= CORNER_BONUS
         if hint >= 0 and move == ONE << np.uint64(hint):
@@ -212,7 +160,7 @@ def _deep(me: np.uint64, opp: np.uint64, alpha: int, beta: int, table: tuple,
         low = high = best
     keys_me[slot], keys_opp[slot] = me, opp
     lows[slot], highs[slot] = low, high
-    best_moves[slot] = _count(best_move - ONE)
+    best_moves[slot] = popcount(best_move - ONE)
     return best
 
 

@@ -8,21 +8,23 @@ A move must flip at least one disc along one of 8 directions. Passing is automat
 ``apply`` the side to move has a legal move unless the game is over (neither side can move).
 More discs wins; equal counts are a draw.
 
-Every bit function below serves a Python int (one game) and a ``uint64`` array (a batch);
+The rules run on the compiled bit rules of ``reversi_bits``: each function here takes a
+Python int (one game), calls the compiled function and returns Python ints, or takes
+``uint64`` arrays (a batch; any shapes that broadcast) and runs the compiled loop over them.
 ``initial_batch`` and ``apply_batch`` are the batched twins of ``initial_state`` and ``apply``.
 """
 
 from __future__ import annotations
 
-import operator
 import sys
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
+from boardgym.envs.games import reversi_bits as compiled
 from boardgym.envs.games.bitboard import (
-    FULL64,
     Bits,
     bit_of,
     planes,
@@ -32,27 +34,31 @@ from boardgym.envs.games.bitboard import (
     unpack,
 )
 from boardgym.envs.games.core import Game, IllegalMoveError, NetworkSize, Style, side_view
+from boardgym.envs.games.reversi_bits import (
+    CELLS,
+    FIRST_START,
+    LEFT_SHIFTS,
+    MAX_RUN,
+    NOT_COL_0,
+    NOT_COL_7,
+    RIGHT_SHIFTS,
+    SECOND_START,
+    SIZE,
+)
 
-SIZE = 8
-CELLS = SIZE * SIZE
+__all__ = ["ACTION_CELLS", "BOARD_MAP", "CELLS", "CORNERS", "EDGES", "FIRST_START", "GAME",
+           "LEFT_SHIFTS", "MAX_RUN", "NOT_COL_0", "NOT_COL_7", "NUM_ACTIONS", "RIGHT_SHIFTS",
+           "SECOND_START", "SIZE", "SYMBOLS", "State", "action_bits", "apply", "apply_batch",
+           "flip_bits", "flips", "from_discs", "initial_batch", "initial_state", "is_terminal",
+           "legal_bits", "legal_mask", "observation", "parse", "play", "result", "score",
+           "square_name", "to_text"]
+
 NUM_ACTIONS = CELLS
 ACTION_CELLS = np.arange(CELLS)
 BOARD_MAP = ACTION_CELLS.reshape(SIZE, SIZE)
 """Bit position of each (row, col) cell."""
-
-NOT_COL_0 = 0xFEFE_FEFE_FEFE_FEFE
-NOT_COL_7 = 0x7F7F_7F7F_7F7F_7F7F
 CORNERS = 0x8100_0000_0000_0081
 EDGES = 0xFF81_8181_8181_81FF
-FIRST_START = (1 << 28) | (1 << 35)  # e4, d5
-SECOND_START = (1 << 27) | (1 << 36)  # d4, e5
-MAX_RUN = SIZE - 2
-"""Longest run of opponent discs a move can flip in one direction."""
-
-# (step, mask) per direction. A left shift by ``step`` moves a cell that many positions up the
-# bit order; the mask clears cells that wrapped around a row edge.
-LEFT_SHIFTS = ((1, NOT_COL_0), (SIZE, FULL64), (SIZE + 1, NOT_COL_0), (SIZE - 1, NOT_COL_7))
-RIGHT_SHIFTS = ((1, NOT_COL_7), (SIZE, FULL64), (SIZE + 1, NOT_COL_7), (SIZE - 1, NOT_COL_0))
 
 
 class State(NamedTuple):
@@ -71,90 +77,38 @@ class State(NamedTuple):
     legal: Bits
 
 
-Shift = Callable[[Any, int], Any]
-Direction = tuple[Shift, int, int]
-"""``(shift operator, step, edge mask)``: one of the eight directions of the board."""
-
-DIRECTIONS: tuple[Direction, ...] = (
-    *((operator.lshift, step, mask) for step, mask in LEFT_SHIFTS),
-    *((operator.rshift, step, mask) for step, mask in RIGHT_SHIFTS),
-)
-DIRECTION_GROUPS: tuple[tuple[int, tuple[tuple[Shift, int, int], ...]], ...] = tuple(
-    (mask, tuple((shift, step, 2 * step) for shift, step, m in DIRECTIONS if m == mask))
-    for mask in dict.fromkeys(m for _, _, m in DIRECTIONS))
-"""``DIRECTIONS`` grouped by edge mask, ``(mask, ((shift, step, double step), ...))``: each
-mask is applied once per call, not once per direction."""
+def _flat(values: Bits | np.ndarray, shape: tuple[int, ...], dtype: npt.DTypeLike) -> np.ndarray:
+    """``values`` broadcast to ``shape``, flat, of ``dtype``: what the compiled loops read (a
+    view where one serves; the loops take strided and read-only arrays)."""
+    array = np.asarray(values, dtype=dtype)
+    if array.shape != shape:
+        array = np.broadcast_to(array, shape)
+    return array.reshape(-1)
 
 
-def _run(start: Bits, inner_opp: Bits, shift: Shift, step: int, double_step: int) -> Bits:
-    """The discs of ``inner_opp`` (the opponent's discs, edge-masked for this direction) in
-    the unbroken runs that begin next to ``start`` along ``shift`` by ``step`` bits
-    (``double_step = 2 * step``; ``start`` itself excluded).
-
-    A Kogge-Stone style fill: one step of 1, then two of 2 over pairs of ``inner_opp`` discs,
-    which covers runs of up to ``MAX_RUN`` = 6.
-    """
-    run = inner_opp & shift(start, step)
-    if type(run) is int and not run:
-        return run  # one game, no run this way (most directions of a single move)
-    run |= inner_opp & shift(run, step)
-    pairs = inner_opp & shift(inner_opp, step)
-    run |= pairs & shift(run, double_step)
-    run |= pairs & shift(run, double_step)
-    return run
+def _batched(loop: Callable[..., np.ndarray], *words: Bits) -> np.ndarray:
+    """``loop`` (a compiled ``*_batch`` function) over ``words`` broadcast together, in
+    their broadcast shape."""
+    shape = np.broadcast_shapes(*(np.shape(word) for word in words))
+    return loop(*(_flat(word, shape, np.uint64) for word in words)).reshape(shape)
 
 
 def legal_bits(me: Bits, opp: Bits) -> Bits:
     """Cells where the side owning ``me`` may play against ``opp``: the empty cell just past
-    a run of ``opp`` discs that starts next to a disc of ``me``."""
-    empty = FULL64 ^ (me | opp)
-    moves: Bits = 0
-    for mask, directions in DIRECTION_GROUPS:
-        inner_opp, targets = opp & mask, empty & mask
-        for shift, step, double_step in directions:
-            moves |= targets & shift(_run(me, inner_opp, shift, step, double_step), step)
-    return moves
+    a run of ``opp`` discs that starts next to a disc of ``me`` (``reversi_bits.legal_moves``;
+    ints or arrays)."""
+    if isinstance(me, np.ndarray) or isinstance(opp, np.ndarray):
+        return _batched(compiled.legal_moves_batch, me, opp)
+    return int(compiled.legal_moves(me, opp))
 
 
 def flip_bits(me: Bits, opp: Bits, move: Bits) -> Bits:
     """Discs of ``opp`` flipped when the owner of ``me`` plays the single-bit ``move``: each
-    run of ``opp`` discs next to ``move`` that a disc of ``me`` closes."""
-    flipped: Bits = 0
-    for mask, directions in DIRECTION_GROUPS:
-        inner_opp, closers = opp & mask, me & mask
-        for shift, step, double_step in directions:
-            run = _run(move, inner_opp, shift, step, double_step)
-            flipped |= run * ((closers & shift(run, step)) != 0)
-    return flipped
-
-
-def _legal_where_stuck(other_legal: Bits, mover: Bits, other: Bits) -> Bits:
-    """``legal_bits(mover, other)`` where ``other_legal`` is 0 (the only place a pass can
-    happen); 0 elsewhere, where it is never looked at."""
-    if not isinstance(other_legal, np.ndarray):
-        return legal_bits(mover, other) if other_legal == 0 else 0
-    stuck = other_legal == 0
-    result = np.zeros_like(other_legal)
-    if stuck.any():
-        result[stuck] = legal_bits(np.broadcast_to(mover, stuck.shape)[stuck],
-                                   np.broadcast_to(other, stuck.shape)[stuck])
-    return result
-
-
-def _play(state: State, move: Bits) -> State:
-    """The position after the side to move plays ``move`` (assumed legal), passes included."""
-    flipped = flip_bits(state.me, state.opp, move)
-    mover = state.me | move | flipped
-    other = state.opp ^ flipped
-    other_legal = legal_bits(other, mover)
-    mover_legal = _legal_where_stuck(other_legal, mover, other)
-    passes = (other_legal == 0) & (mover_legal != 0)
-    return state_from_fields(State, (
-        select(passes, mover, other),  # me
-        select(passes, other, mover),  # opp
-        select(passes, state.to_move, 1 - state.to_move),  # to_move
-        select(passes, mover_legal, other_legal),  # legal
-    ))
+    run of ``opp`` discs next to ``move`` that a disc of ``me`` closes
+    (``reversi_bits.flips``; ints or arrays)."""
+    if isinstance(me, np.ndarray) or isinstance(opp, np.ndarray) or isinstance(move, np.ndarray):
+        return _batched(compiled.flips_batch, me, opp, move)
+    return int(compiled.flips(me, opp, move))
 
 
 def initial_state() -> State:
@@ -198,13 +152,21 @@ def apply(state: State, action: int) -> State:
 
 
 def play(state: State, action: int) -> State:
-    """``apply`` without the legality check: ``action`` must be set in ``action_bits``."""
-    return _play(state, 1 << action)
+    """``apply`` without the legality check: ``action`` must be set in ``action_bits``
+    (``reversi_bits.play``: passes included)."""
+    me, opp, to_move, legal = compiled.play(state.me, state.opp, state.to_move, action)
+    return state_from_fields(State, (int(me), int(opp), int(to_move), int(legal)))
 
 
 def apply_batch(state: State, actions: np.ndarray) -> State:
-    """Batched ``apply``: game ``i`` plays ``actions[i]``, which must be legal there."""
-    return _play(state, bit_of(np.asarray(actions)))
+    """Batched ``apply``: game ``i`` plays ``actions[i]``, which must be legal there (a game
+    whose action is not gets some position; ``reversi_bits.play_batch``)."""
+    shape = np.broadcast_shapes(*(np.shape(field) for field in state), np.shape(actions))
+    me, opp = (np.array(_flat(discs, shape, np.uint64)) for discs in (state.me, state.opp))
+    to_move = np.array(_flat(state.to_move, shape, np.int64))
+    legal = np.empty_like(me)
+    compiled.play_batch(me, opp, to_move, legal, _flat(actions, shape, np.int64))
+    return State(*(field.reshape(shape) for field in (me, opp, to_move, legal)))
 
 
 def is_terminal(state: State) -> bool | np.ndarray:

@@ -10,13 +10,15 @@ over arrays that the batched rules use.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.compiled import ONE, ZERO, popcount
 
 SIZE = 8
 CELLS = SIZE * SIZE
-FULL64 = 0xFFFF_FFFF_FFFF_FFFF
+ACTION_BITS = np.int64(CELLS - 1)
+"""The bits of an action a batch reads (``action & 63``): any action names some cell."""
 NOT_COL_0 = 0xFEFE_FEFE_FEFE_FEFE
 """Every cell but the left column: where a bit shifted one column right may land."""
 NOT_COL_7 = 0x7F7F_7F7F_7F7F_7F7F
@@ -37,6 +39,10 @@ EDGE_MASKS = np.array([mask for _, mask in LEFT_SHIFTS + RIGHT_SHIFTS], dtype=np
 UP_DIRECTIONS = len(LEFT_SHIFTS)
 DIRECTIONS = len(STEPS)
 FULL = np.uint64(FULL64)
+WORDS = types.Array(types.uint64, 1, "A", readonly=True)
+"""The batch loops' inputs: any 1-D ``uint64`` array (read-only, strided or broadcast too)."""
+ACTIONS = types.Array(types.int64, 1, "A", readonly=True)
+"""``play_batch``'s actions: any 1-D ``int64`` array."""
 
 
 @njit(cache=True, inline="always")
@@ -114,27 +120,40 @@ def disc_difference(me: np.uint64, opp: np.uint64) -> int:
     return popcount(me) - popcount(opp)
 
 
-@njit("u8[:](u8[:], u8[:])", cache=True)
+@njit(types.uint64[:](WORDS, WORDS), cache=True)
 def legal_moves_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """``legal_moves`` of each game of a batch."""
-    out = np.empty_like(me)
+    out = np.empty(me.shape[0], dtype=np.uint64)
     for i in range(me.shape[0]):
         out[i] = legal_moves(me[i], opp[i])
     return out
 
 
-@njit("u8[:](u8[:], u8[:], u8[:])", cache=True)
+@njit(types.uint64[:](WORDS, WORDS, WORDS), cache=True)
 def flips_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """``flips`` of each game of a batch (``moves``: one single-bit word a game)."""
-    out = np.empty_like(me)
+    out = np.empty(me.shape[0], dtype=np.uint64)
     for i in range(me.shape[0]):
         out[i] = flips(me[i], opp[i], moves[i])
     return out
 
 
-@njit("void(u8[:], u8[:], i8[:], u8[:], i8[:])", cache=True)
+@njit(types.int64[:](WORDS, WORDS, WORDS), cache=True)
+def flip_counts_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """The number of discs ``flips`` turns in each game of a batch."""
+    out = np.empty(me.shape[0], dtype=np.int64)
+    for i in range(me.shape[0]):
+        out[i] = popcount(flips(me[i], opp[i], moves[i]))
+    return out
+
+
+@njit(types.void(types.uint64[:], types.uint64[:], types.int64[:], types.uint64[:], ACTIONS),
+      cache=True)
 def play_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.ndarray,
                actions: np.ndarray) -> None:
-    """``play`` of each game of a batch, in place (every action legal in its game)."""
+    """``play`` of each game of a batch, in place (``legal``'s input unread). A game whose
+    action is not legal there (the vector env plays the whole batch, then keeps the games
+    that moved) gets some position, never an error: ``actions`` are read modulo 64."""
     for i in range(me.shape[0]):
-        me[i], opp[i], to_move[i], legal[i] = play(me[i], opp[i], to_move[i], actions[i])
+        me[i], opp[i], to_move[i], legal[i] = play(me[i], opp[i], to_move[i],
+                                                   actions[i] & ACTION_BITS)
