@@ -23,24 +23,18 @@ import numpy as np
 from boardgym.agents import reversi_strong  # noqa: F401  (registers alphabeta)
 from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.envs.games import reversi as rules
-from boardgym.envs.games.bitboard import bit_of, popcount, unpack
+from boardgym.envs.games.bitboard import bit_of, unpack
 from boardgym.envs.games.core import take
+from boardgym.envs.games.reversi_bits import flip_counts_batch
 
-FEW_MOVES = 32
-"""Up to this many moves, flips are counted on Python ints: faster than numpy's per-call cost
-(a single game's player works on a batch of one)."""
 NO_MOVE_KEY = -rules.CELLS - 1
 """Below every move's sort key (a flip count or its negative)."""
 
 
 def flip_counts(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """How many discs each of ``moves`` (single bits) flips for ``me`` against ``opp``
-    (``rules.flip_bits``, elementwise)."""
-    if len(moves) <= FEW_MOVES:
-        return np.array([rules.flip_bits(mine, theirs, move).bit_count() for mine, theirs, move
-                         in zip(me.tolist(), opp.tolist(), moves.tolist(), strict=True)],
-                        dtype=np.int64)
-    return np.asarray(popcount(rules.flip_bits(me, opp, moves)))
+    (``reversi_bits.flips``, elementwise, counted in the compiled loop)."""
+    return flip_counts_batch(*(np.asarray(words, dtype=np.uint64) for words in (me, opp, moves)))
 
 
 def extreme_flip_moves(state: rules.State, most: bool) -> np.ndarray:
