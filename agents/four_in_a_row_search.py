@@ -26,7 +26,6 @@ board-size table and ``heuristic`` this module's (``heuristic_words``).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -42,7 +41,6 @@ from boardgym.envs.games.four_in_a_row_bits import (
     COLUMN_MASKS,
     COLUMNS,
     HEIGHT,
-    TOP,
     board_words,
     landing,
     legal_columns,
@@ -96,7 +94,7 @@ def heuristic_words(geom: Geometry) -> np.ndarray:
 
 
 @njit(cache=True, inline="always")
-def _toward(bits: np.uint64, offset: int) -> np.uint64:
+def _toward(bits: np.uint64, offset: np.int64) -> np.uint64:
     """``bits >> offset`` (``bits << -offset`` when negative); 0 past the word's size."""
     if offset >= WORD_BITS or offset <= -WORD_BITS:
         return ZERO
@@ -124,7 +122,7 @@ def threats(bits: np.uint64, empty: np.uint64, words: np.ndarray,
 
 
 @njit(cache=True, inline="always")
-def _line_score(bits: np.uint64, heuristic: np.ndarray, groups_at: int) -> int:
+def _line_score(bits: np.uint64, heuristic: np.ndarray, groups_at: np.int64) -> np.int64:
     """Per own token, the possible lines through its cell."""
     score = np.int64(0)
     for g in range(np.int64(heuristic[GROUPS])):
@@ -176,7 +174,7 @@ def ordered_columns(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic:
 
 
 @njit("i8(u8, u8, u8[::1])", cache=True)
-def empty_cells(me: np.uint64, opp: np.uint64, words: np.ndarray) -> int:
+def empty_cells(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
     """The number of empty cells."""
     return np.int64(popcount(words[BOARD] ^ (me | opp)))
 
@@ -191,7 +189,217 @@ def final_value(me: np.uint64, opp: np.uint64, won: bool, words: np.ndarray) -> 
 
 
 @njit("i8(u8, u8, u8[::1])", cache=True)
-def exact_plies(me: np.uint64, opp: np.uint64, words: np.ndarray) -> int:
+def exact_plies(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
     """The plies left to the end (the empty cells) when at most ``EXACT_EMPTIES``, else -1."""
     left = empty_cells(me, opp, words)
-    return left if left <= EXACT_EMPTIES else -1
+    return left if left <= EXACT_EMPTIES else np.int64(-1)
+
+
+@njit(cache=True, inline="always")
+def _to_front(moves: np.ndarray, count: int, move: int) -> None:
+    """Move ``move`` (one of ``moves[:count]``) to the front, the others keeping their order."""
+    at = 0
+    while moves[at] != move:
+        at += 1
+    while at > 0:
+        moves[at] = moves[at - 1]
+        at -= 1
+    moves[0] = move
+
+
+@njit(cache=True, inline="always")
+def _slot(me: np.uint64, opp: np.uint64, keys: np.ndarray, meta: np.ndarray,
+          generation: int) -> np.int64:
+    """The table slot of ``(me, opp)``: its entry of this generation, else the empty slot
+    where it goes (open addressing, linear probing; the table is never more than half full)."""
+    mask = meta.shape[0] - 1
+    slot = np.int64(mix(mix(me) ^ opp) & np.uint64(mask))
+    while (meta[slot] >> STAMP) == generation:
+        if keys[2 * slot] == me and keys[2 * slot + 1] == opp:
+            return slot
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(cache=True, inline="always")
+def _store(me: np.uint64, opp: np.uint64, depth: int, value: float, kind: int, best: int,
+           keys: np.ndarray, meta: np.ndarray, values: np.ndarray, stats: np.ndarray) -> None:
+    """Record ``(depth, value, kind, best)`` for ``(me, opp)``, replacing its entry; when the
+    table gets more than half full the search stops with ``TABLE_FULL``."""
+    generation = stats[GENERATION]
+    slot = _slot(me, opp, keys, meta, generation)
+    if (meta[slot] >> STAMP) != generation:
+        stats[COUNT] += 1
+        if 2 * stats[COUNT] > meta.shape[0]:
+            stats[STATUS] = TABLE_FULL
+        keys[2 * slot], keys[2 * slot + 1] = me, opp
+    meta[slot] = depth | (kind << 8) | (best << 16) | (generation << STAMP)
+    values[slot] = value
+
+
+@njit("f8(u8, u8, b1, i8, f8, f8, i8, u8[::1], u8[::1], i8[:, ::1], u8[::1], i8[::1], f8[::1], "
+      "i8[::1])", cache=True)
+def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
+             beta: float, ply: int, words: np.ndarray, heuristic: np.ndarray,
+             moves: np.ndarray, keys: np.ndarray, meta: np.ndarray, values: np.ndarray,
+             stats: np.ndarray) -> float:
+    """The value of ``(me, opp)`` (``won``: the last move made a line) searched ``depth``
+    plies deep within ``(alpha, beta)``: ``agents.search._Search.negamax``. ``moves[ply]``
+    holds this position's moves. A stop (``stats[STATUS]``) returns at once, the value
+    meaningless. (Typed explicitly: numba caches a recursive function only so.)"""
+    stats[NODES] += 1
+    if stats[NODES] > stats[LIMIT]:
+        stats[STATUS] = OVER_BUDGET
+        return 0.0
+    if won or (me | opp) == words[BOARD]:
+        return final_value(me, opp, won, words)
+    if depth == 0:
+        return evaluate(me, opp, words, heuristic)
+    generation = stats[GENERATION]
+    slot = _slot(me, opp, keys, meta, generation)
+    row = moves[ply]
+    count = ordered_columns(me, opp, words, heuristic, row)
+    if (meta[slot] >> STAMP) == generation:
+        info, value = meta[slot], values[slot]
+        kind = (info >> 8) & 0xFF
+        if (info & 0xFF) >= depth and (kind == EXACT or (kind == LOWER and value >= beta)
+                                       or (kind == UPPER and value <= alpha)):
+            return value
+        _to_front(row, count, (info >> 16) & 0xFF)
+    original_alpha, best_value, best_move = alpha, -np.inf, row[0]
+    for i in range(count):
+        move = row[i]
+        child_me, child_opp, child_won = play(me, opp, move, words)
+        value = -_negamax(child_me, child_opp, child_won, depth - 1, -beta, -alpha, ply + 1,
+                          words, heuristic, moves, keys, meta, values, stats)
+        if stats[STATUS] != RUNNING:
+            return 0.0
+        if value > best_value:
+            best_value, best_move = value, move
+            if value > alpha:
+                alpha = value
+            if alpha >= beta:
+                break
+    kind = UPPER if best_value <= original_alpha else LOWER if best_value >= beta else EXACT
+    _store(me, opp, depth, best_value, kind, best_move, keys, meta, values, stats)
+    return best_value
+
+
+@njit(cache=True)
+def _root(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, words: np.ndarray,
+          heuristic: np.ndarray, moves: np.ndarray, keys: np.ndarray, meta: np.ndarray,
+          values: np.ndarray, stats: np.ndarray) -> tuple[int, float]:
+    """The best of the ``root`` moves searched ``depth`` plies (tried in order, the first
+    wins ties) and its value: ``agents.search._Search.root``."""
+    best, alpha = root[0], -np.inf
+    for move in root:
+        child_me, child_opp, child_won = play(me, opp, move, words)
+        value = -_negamax(child_me, child_opp, child_won, depth - 1, -np.inf, -alpha, 1,
+                          words, heuristic, moves, keys, meta, values, stats)
+        if stats[STATUS] != RUNNING:
+            break
+        if value > alpha:
+            best, alpha = move, value
+    return best, alpha
+
+
+@njit("Tuple((i8, f8, i8, b1))(u8, u8, i8[::1], i8, i8, i8, u8[::1], u8[::1], u8[::1], "
+      "i8[::1], f8[::1], i8[::1])", cache=True)
+def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, remaining: int,
+                  budget: int, words: np.ndarray, heuristic: np.ndarray, keys: np.ndarray,
+                  meta: np.ndarray, values: np.ndarray,
+                  stats: np.ndarray) -> tuple[int, float, int, bool]:
+    """``(move, value, depth, exact)`` of ``agents.search.search`` from ``(me, opp)``, the
+    ``root`` moves in their order (reordered in place), ``remaining`` its ``exact_plies``
+    (-1: none) and ``budget`` the exact phase's (-1: no limit); ``stats[NODES]`` ends as
+    the positions visited. The table (``keys``, ``meta``, ``values``) holds entries of
+    ``stats[GENERATION]`` only. A search that fills half the table stops with
+    ``stats[STATUS] == TABLE_FULL`` (its result meaningless): grow the table and run again.
+    """
+    stats[NODES], stats[LIMIT], stats[STATUS], stats[COUNT] = 0, NO_LIMIT, RUNNING, 0
+    moves = np.empty((empty_cells(me, opp, words) + 2, np.int64(words[COLUMNS])), np.int64)
+    best, value, completed = root[0], 0.0, 0
+    for iteration in range(1, depth + 1):
+        best, value = _root(me, opp, root, iteration, words, heuristic, moves, keys, meta,
+                            values, stats)
+        if stats[STATUS] != RUNNING:
+            return best, value, completed, False
+        completed = iteration
+        _to_front(root, root.shape[0], best)
+        if abs(value) >= WIN and (remaining < 0 or remaining <= iteration):
+            return best, value, completed, True
+    if remaining < 0 or remaining <= depth:
+        return best, value, completed, remaining >= 0
+    if budget >= 0:
+        stats[LIMIT] = stats[NODES] + budget
+    exact_best, exact_value = _root(me, opp, root, remaining, words, heuristic, moves, keys,
+                                    meta, values, stats)
+    if stats[STATUS] != RUNNING:
+        return best, value, completed, abs(value) >= WIN
+    return exact_best, exact_value, remaining, True
+
+
+@dataclass
+class Table:
+    """A transposition table: ``2 ** bits`` slots of a key ``(me, opp)`` (two ``keys``
+    words), a ``meta`` word and a value. Each search takes a new generation (older entries
+    are empty slots), so nothing is cleared between moves; a search that would fill it
+    more than half stops, the table grows fourfold and the search runs again."""
+
+    bits: int = FIRST_TABLE_BITS
+    keys: np.ndarray = field(init=False, repr=False)
+    meta: np.ndarray = field(init=False, repr=False)
+    values: np.ndarray = field(init=False, repr=False)
+    stats: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.stats = np.zeros(GENERATION + 1, dtype=np.int64)
+        self.grow(0)
+
+    def grow(self, factor_bits: int = 2) -> None:
+        """Replace the slots with ``2 ** factor_bits`` times as many empty ones."""
+        self.bits += factor_bits
+        size = 1 << self.bits
+        self.keys = np.zeros(2 * size, dtype=np.uint64)
+        self.meta = np.zeros(size, dtype=np.int64)
+        self.values = np.zeros(size, dtype=np.float64)
+
+    def next_generation(self) -> None:
+        """Make every entry an empty slot, for a new search."""
+        self.stats[GENERATION] += 1
+
+
+TABLE = Table()
+"""The table of this process's searches (it only grows)."""
+
+
+def search(state: State, depth: int, rng: np.random.Generator, budget: int = EXACT_BUDGET,
+           table: Table = TABLE) -> SearchResult:
+    """``agents.search.search(state, heuristics, depth, rng)`` over this module's heuristics
+    (``exact_budget=budget``), compiled, with the same result: one ``rng.permutation`` of
+    the ordered moves is drawn. ``table`` is grown as the search needs (it never fills).
+
+    Raises:
+        ValueError: ``depth`` < 1, or ``state`` is a finished game.
+    """
+    if depth < 1:
+        raise ValueError(f"search depth must be at least 1 ply, got {depth}")
+    if rules.is_terminal(state):
+        raise ValueError("cannot search a finished game: there is no move to choose")
+    geom = state.geom
+    words, heuristic = board_words(geom), heuristic_words(geom)
+    me, opp = np.uint64(int(state.me)), np.uint64(int(state.opp))
+    remaining = int(exact_plies(me, opp, words))
+    ordered = np.empty(geom.columns, dtype=np.int64)
+    count = ordered_columns(me, opp, words, heuristic, ordered)
+    root = np.array([int(m) for m in rng.permutation(ordered[:count].tolist())],
+                    dtype=np.int64)
+    while True:
+        table.next_generation()
+        move, value, completed, exact = search_kernel(
+            me, opp, root.copy(), depth, remaining, budget, words, heuristic, table.keys,
+            table.meta, table.values, table.stats)
+        if table.stats[STATUS] != TABLE_FULL:
+            return SearchResult(int(move), float(value), int(completed), bool(exact),
+                                int(table.stats[NODES]))
+        table.grow()
