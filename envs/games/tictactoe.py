@@ -8,15 +8,19 @@ The rules themselves are the compiled functions of ``tictactoe_bits`` (lines, le
 move, the result); this module is their ``Rules`` face. A batch (``uint64`` arrays) runs their
 compiled loops. One game (Python ints) reads memo tables that are built once, at import, by
 the same compiled functions, because a compiled call from Python costs more than a whole
-tic-tac-toe rule (median ns per call, one game, ``timeit``):
+tic-tac-toe rule (ns per call, one game, ``timeit``):
 
-=============  ================  ===============  ===========
-call           Python int code   compiled call    memo (this)
-=============  ================  ===============  ===========
-``has_line``   90                110              90
-``legal_bits`` 160               220              85
-``play``       250               560              130
-=============  ================  ===============  ===========
+==============  ===============  =============  ===========
+call            Python int code  compiled call  memo (this)
+==============  ===============  =============  ===========
+``has_line``    93               111            92
+``legal_bits``  148              133            133
+``play``        198              377            146
+``legal_mask``  794              -              518
+==============  ===============  =============  ===========
+
+(Best of 9 runs of 200,000 calls on a 2-core AMD EPYC; "compiled call" is the bare compiled
+function, and for ``play`` the ``State`` built from its words.)
 
 - ``LINE_MEMO``: ``has_line`` of every 9-bit word.
 - ``LEGAL_MEMO``: ``legal`` of every position index ``me << CELLS | opp`` (2 MB).
