@@ -22,6 +22,7 @@ import numpy as np
 
 from boardgym.agents import reversi_strong  # noqa: F401  (registers alphabeta)
 from boardgym.agents.base import Candidates, no_argument, register_candidates
+from boardgym.agents.compiled import REVERSI_PLAYERS, register_twins
 from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import bit_of, unpack
 from boardgym.envs.games.core import take
@@ -93,3 +94,4 @@ CLASSIC: dict[str, tuple[Candidates, str]] = {
 
 for _name, (_candidates, _help) in CLASSIC.items():
     register_candidates(rules.GAME.name, _name, no_argument(_name, _candidates), _help)
+register_twins(rules.GAME.name, "reversi", REVERSI_PLAYERS)  # random's too

@@ -71,6 +71,7 @@ from gymnasium.vector.utils import batch_space
 
 from boardgym.envs.games.bitboard import MEMO_CELLS, popcount
 from boardgym.envs.games.core import Game, batch_of, put, side_view, take, unbatch
+from boardgym.envs.kernels import compiled_step
 from boardgym.envs.settings import (
     AGENT_SIDE,
     OPENING_DRAWS,
@@ -126,6 +127,7 @@ class BoardVectorEnv(VectorEnv):
     Attributes:
         state: the batched rules state of the N games (fields are ``(N,)`` arrays).
         agent_side: ``(N,)`` 0 where the agent moved first in the current game, else 1.
+        compiled_step: ``envs.kernels``' compiled ``step``, or None; None runs the Python path.
     """
 
     record: ClassVar[Game]
@@ -159,6 +161,7 @@ class BoardVectorEnv(VectorEnv):
         self._masks = np.zeros((n, self.n_actions), dtype=bool)
         self._streams = SubEnvStreams([0] * n)
         """Each sub-env's random numbers (seeded again by every seeded reset)."""
+        self.compiled_step = compiled_step(self)
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -208,6 +211,8 @@ class BoardVectorEnv(VectorEnv):
         if self.state is None:
             raise gym.error.ResetNeeded("call env.reset() before env.step()")
         actions = checked_actions(actions, self.num_envs, self.n_actions)
+        if self.compiled_step is not None:
+            return self.compiled_step(self, actions)
         starting = self._needs_reset.copy()
         # a finished game's mask is all False, so ``legal`` is False where games start
         legal = self._masks.reshape(-1)[self._row_starts + actions]
@@ -432,11 +437,11 @@ class BoardVectorEnv(VectorEnv):
                                                    self.agent_side[index]))
 
     def _mask_after(self, illegal: np.ndarray | None) -> np.ndarray:
-        """The masks of the current positions (all False where ``illegal`` ended a game),
-        kept for checking actions; returns a copy to hand out."""
+        """The masks of the current positions (all False where ``illegal`` ended a game or a
+        game waits for its restart), kept for checking actions; returns a copy to hand out."""
         masks = self.record.rules.legal_mask(self.state)
-        if illegal is not None and illegal.any():
-            masks[illegal] = False
+        ended = self._needs_reset if illegal is None else illegal | self._needs_reset
+        masks[ended] = False
         self._masks = masks
         return masks.copy()
 

@@ -7,13 +7,15 @@ envs ask this registry for the opponent a spec names.
 A *spec* is a name with an optional argument after a colon (``"lookahead:2"``), or anything
 a *loader* understands (a checkpoint path). ``register`` adds a named player for one game or,
 with ``game=None``, for every game (``random``, ``alphabeta``, ``mcts``). A player may have a
-*batched twin* that picks moves for N games at once (``BatchedPlayer``).
+*batched twin* that picks moves for N games at once (``BatchedPlayer``), and a game may give a
+named player a *compiled twin* (``register_compiled``): a numba kernel that plays that
+player's replies in N games, which the vector env calls inside its compiled step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -58,15 +60,41 @@ that board (checked at load, not at its first move)."""
 
 
 @dataclass(frozen=True)
+class CompiledTwin:
+    """A player's compiled twin: the kernel ``respond_batch`` of its game's players layer,
+    and the integer ``code`` that picks this player inside it.
+
+    ``respond_batch(*arrays, agent_side, keys, counters, skip, last, code)`` plays, in place,
+    the player's replies in each game ``i`` of a batch not ``skip[i]`` until
+    ``to_move[i] == agent_side[i]`` or the game is over; ``arrays`` are the batched state's
+    array fields (the game's env kernels say which), each move is chosen with the sub-env's
+    next splitmix stream word (``counters[i]`` advances by one a move, the word is
+    ``compiled.stream_draw(keys[i], counters[i])``) exactly as the player's batched twin
+    picks with that word, and ``last[i]`` becomes the last move played (or -1).
+    """
+
+    respond_batch: Callable[..., None]
+    code: int
+
+
+CompiledFactory = Callable[[Game, "str | None", Mapping[str, Any]], "CompiledTwin | None"]
+"""Builds the compiled twin from the text after ``:`` in a spec (None when absent) for the
+board of the given board options, or returns None where there is none."""
+
+
+@dataclass(frozen=True)
 class Entry:
-    """A registered player: its factory, its batched twin's, and a one-line description."""
+    """A registered player: its factory, its batched twin's, its compiled twin's (for the
+    game ``entries`` was asked about), and a one-line description."""
 
     factory: PlayerFactory
     batched: BatchedFactory | None = None
     help: str = ""
+    compiled: CompiledFactory | None = None
 
 
 _NAMED: dict[str | None, dict[str, Entry]] = {}
+_COMPILED: dict[str, dict[str, CompiledFactory]] = {}
 _LOADERS: list[Loader] = []
 
 
@@ -77,15 +105,25 @@ def register(game: str | None, name: str, factory: PlayerFactory,
     _NAMED.setdefault(game, {})[name] = Entry(factory, batched, help)
 
 
+def register_compiled(game: str, name: str, factory: CompiledFactory) -> None:
+    """Give the player ``name`` of the game named ``game`` (its own or an every-game one) a
+    compiled twin, which must play exactly the moves of its batched twin given the same
+    draws."""
+    _COMPILED.setdefault(game, {})[name] = factory
+
+
 def register_loader(loader: Loader) -> None:
     """Add a loader for specs that are not names (tried in order of registration)."""
     _LOADERS.append(loader)
 
 
 def entries(record: Game) -> dict[str, Entry]:
-    """The named players of a game (its own and the every-game ones), sorted by name."""
+    """The named players of a game (its own and the every-game ones), sorted by name, each
+    with the game's compiled twin where it has one."""
     found = {**_NAMED.get(None, {}), **_NAMED.get(record.name, {})}
-    return dict(sorted(found.items()))
+    twins = _COMPILED.get(record.name, {})
+    return {name: replace(entry, compiled=twins[name]) if name in twins else entry
+            for name, entry in sorted(found.items())}
 
 
 def _split(spec: str) -> tuple[str, str | None]:
@@ -145,11 +183,25 @@ def make_batched(record: Game, spec: Any,
     return twin() if callable(twin) else None
 
 
+def make_compiled(record: Game, spec: Any,
+                  options: Mapping[str, Any] | None = None) -> CompiledTwin | None:
+    """The compiled twin of the named player ``spec`` on the board of ``options``, or None
+    (no twin, or ``spec`` is not a name: an ``Agent``, a checkpoint)."""
+    if not isinstance(spec, str):
+        return None
+    name, arg = _split(spec)
+    entry = entries(record).get(name)
+    if entry is None or entry.compiled is None:
+        return None
+    return entry.compiled(record, arg, options or {})
+
+
 def batched_names(record: Game) -> list[str]:
     """The names of the players of ``record`` that have a batched twin."""
     return [name for name, entry in entries(record).items() if entry.batched is not None]
 
 
-__all__ = ["Agent", "BatchedFactory", "BatchedPlayer", "Entry", "Loader", "PlayerFactory",
-           "act_each", "batched_names", "entries", "make", "make_batched", "register",
+__all__ = ["Agent", "BatchedFactory", "BatchedPlayer", "CompiledFactory", "CompiledTwin", "Entry",
+           "Loader", "PlayerFactory", "act_each", "batched_names", "entries", "make",
+           "make_batched", "make_compiled", "register", "register_compiled",
            "register_loader"]
