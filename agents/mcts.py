@@ -39,7 +39,7 @@ from numba.extending import intrinsic
 
 from boardgym.agents.base import check_rng
 from boardgym.agents.search import DEFAULT_PLAYOUTS, MAX_PLAYOUTS, UCT_EXPLORATION, sized
-from boardgym.envs.games import four_in_a_row_bits, players, reversi_bits
+from boardgym.envs.games import four_in_a_row_bits, players, reversi_bits, tictactoe_bits
 from boardgym.envs.games.compiled import HALF, ONE, nth_set_bit, popcount
 from boardgym.envs.games.core import Game
 
@@ -157,9 +157,11 @@ def _play(game: int, me: np.uint64, opp: np.uint64, to_move: int, action: int,
     """``(me, opp, to_move, legal)`` after the side to move plays the legal ``action``."""
     if game == REVERSI:
         return reversi_bits.play(me, opp, to_move, action)
-    new_me, new_opp, won = four_in_a_row_bits.play(me, opp, action, words)
-    return (new_me, new_opp, 1 - to_move,
-            four_in_a_row_bits.legal_columns(new_me, new_opp, won, words))
+    if game == FOUR_IN_A_ROW:
+        new_me, new_opp, won = four_in_a_row_bits.play(me, opp, action, words)
+        return (new_me, new_opp, 1 - to_move,
+                four_in_a_row_bits.legal_columns(new_me, new_opp, won, words))
+    return tictactoe_bits.play(me, opp, to_move, action)
 
 
 @njit(cache=True, inline="always")
@@ -171,9 +173,11 @@ def _first_result(game: int, me: np.uint64, opp: np.uint64, to_move: int,
         if to_move == 1:
             difference = -difference
         return (difference > 0) - (difference < 0)
-    if not four_in_a_row_bits.has_line(opp, words):
-        return 0
-    return 1 if to_move == 1 else -1
+    if game == FOUR_IN_A_ROW:
+        if not four_in_a_row_bits.has_line(opp, words):
+            return 0
+        return 1 if to_move == 1 else -1
+    return tictactoe_bits.result(opp, to_move, 0)
 
 
 @njit(cache=True, inline="always")
@@ -281,6 +285,7 @@ def _board_words(state: Any) -> np.ndarray:
 KERNEL_GAMES: dict[str, tuple[int, Callable[[Any], np.ndarray]]] = {
     "reversi": (REVERSI, _no_words),
     "four_in_a_row": (FOUR_IN_A_ROW, _board_words),
+    "tictactoe": (TICTACTOE, _no_words),
 }
 """Per game name: its ``uct_move`` code and the ``words`` table of a state."""
 

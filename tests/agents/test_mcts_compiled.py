@@ -15,7 +15,7 @@ from boardgym.agents.search import MAX_PLAYOUTS, MCTSAgent
 from boardgym.envs.games import GAMES, four_in_a_row
 
 BIT_GENERATORS = [np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64]
-GAME_NAMES = ["reversi", "four_in_a_row"]
+GAME_NAMES = ["reversi", "four_in_a_row", "tictactoe"]
 HIGH_BIT = 1 << 63
 
 
