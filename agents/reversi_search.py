@@ -30,12 +30,12 @@ from numba import njit, types
 from boardgym.agents.search import WIN, SearchResult, decisive
 from boardgym.agents.solvers import reversi as solver
 from boardgym.envs.games import reversi as rules
+from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.compiled import ONE, ZERO, lowest_bit, popcount
 from boardgym.envs.games.reversi import State
 from boardgym.envs.games.reversi_bits import (
     CELLS,
     FULL,
-    FULL64,
     LEFT_SHIFTS,
     RIGHT_SHIFTS,
     disc_difference,
@@ -94,7 +94,7 @@ def _count(bits: np.uint64) -> int:
     return int(np.int64(popcount(bits)))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _anchor(filled: np.uint64, axis: int) -> np.uint64:
     """The squares safe along ``axis`` whatever their neighbours hold: the board's rim
     across it, or a line along it that is full."""
@@ -106,7 +106,7 @@ def _anchor(filled: np.uint64, axis: int) -> np.uint64:
     return BORDERS[axis] | (FULL ^ (up | down))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _grow_stable(discs: np.uint64, a0: np.uint64, a1: np.uint64, a2: np.uint64,
                  a3: np.uint64) -> np.uint64:
     """The stable discs among ``discs``, given the ``_anchor`` of each axis: those that,
@@ -136,7 +136,7 @@ def stable_discs(me: np.uint64, opp: np.uint64) -> np.uint64:
                         _anchor(filled, 3))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _stable_difference(me: np.uint64, opp: np.uint64) -> int:
     """Stable discs of ``me`` minus those of ``opp``, taken as 0 while every corner is empty
     (a disc can then only be stable on lines full end to end, which is rare)."""
@@ -149,7 +149,7 @@ def _stable_difference(me: np.uint64, opp: np.uint64) -> int:
                                                                               a2, a3))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _near(empty: np.uint64) -> np.uint64:
     """The squares next to at least one of ``empty``."""
     near = ZERO

@@ -26,8 +26,9 @@ from boardgym.agents.reversi_search import (
 from boardgym.agents.reversi_strong import compiled_endgame
 from boardgym.agents.search import Heuristics, decisive
 from boardgym.envs.games import reversi as rules
+from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.reversi import State
-from boardgym.envs.games.reversi_bits import CELLS, FULL64, LEFT_SHIFTS, RIGHT_SHIFTS, SIZE
+from boardgym.envs.games.reversi_bits import CELLS, LEFT_SHIFTS, RIGHT_SHIFTS, SIZE
 from boardgym.envs.games.reversi_bits import legal_moves as compiled_legal_moves
 
 AXES = tuple(zip(LEFT_SHIFTS, RIGHT_SHIFTS, strict=True))
