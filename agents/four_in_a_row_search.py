@@ -34,7 +34,7 @@ from numba import njit
 
 from boardgym.agents.search import WIN, SearchResult
 from boardgym.envs.games import four_in_a_row as rules
-from boardgym.envs.games.compiled import ZERO, mix, popcount
+from boardgym.envs.games.compiled import ZERO, mix, popcount, to_front
 from boardgym.envs.games.four_in_a_row import Geometry, State
 from boardgym.envs.games.four_in_a_row_bits import (
     BOARD,
@@ -196,18 +196,6 @@ def exact_plies(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
 
 
 @njit(cache=True, inline="always")
-def _to_front(moves: np.ndarray, count: int, move: int) -> None:
-    """Move ``move`` (one of ``moves[:count]``) to the front, the others keeping their order."""
-    at = 0
-    while moves[at] != move:
-        at += 1
-    while at > 0:
-        moves[at] = moves[at - 1]
-        at -= 1
-    moves[0] = move
-
-
-@njit(cache=True, inline="always")
 def _slot(me: np.uint64, opp: np.uint64, keys: np.ndarray, meta: np.ndarray,
           generation: int) -> np.int64:
     """The table slot of ``(me, opp)``: its entry of this generation, else the empty slot
@@ -265,7 +253,7 @@ def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
         if (info & 0xFF) >= depth and (kind == EXACT or (kind == LOWER and value >= beta)
                                        or (kind == UPPER and value <= alpha)):
             return value
-        _to_front(row, count, (info >> 16) & 0xFF)
+        to_front(row, count, (info >> 16) & 0xFF)
     original_alpha, best_value, best_move = alpha, -np.inf, row[0]
     for i in range(count):
         move = row[i]
@@ -325,7 +313,7 @@ def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, r
         if stats[STATUS] != RUNNING:
             return best, value, completed, False
         completed = iteration
-        _to_front(root, root.shape[0], best)
+        to_front(root, root.shape[0], best)
         if abs(value) >= WIN and (remaining < 0 or remaining <= iteration):
             return best, value, completed, True
     if remaining < 0 or remaining <= depth:

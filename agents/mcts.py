@@ -27,20 +27,24 @@ a code (``REVERSI``, ``FOUR_IN_A_ROW``, ``TICTACTOE``) the kernel branches on.
 
 from __future__ import annotations
 
-import ctypes
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
 from boardgym.agents.base import check_rng
 from boardgym.agents.search import DEFAULT_PLAYOUTS, MAX_PLAYOUTS, UCT_EXPLORATION, sized
 from boardgym.envs.games import four_in_a_row_bits, players, reversi_bits, tictactoe_bits
-from boardgym.envs.games.compiled import HALF, ONE, nth_set_bit, popcount
+from boardgym.envs.games.compiled import (
+    HALF,
+    ONE,
+    next_word32,
+    nth_set_bit,
+    popcount,
+    uint32_handles,
+)
 from boardgym.envs.games.core import Game
 
 REVERSI, FOUR_IN_A_ROW, TICTACTOE = range(3)
@@ -48,7 +52,6 @@ REVERSI, FOUR_IN_A_ROW, TICTACTOE = range(3)
 MAX_MOVES = 64
 """The most legal moves a position of any of the games has (one per bit of a word)."""
 UINT32_MASK = np.uint64(0xFFFF_FFFF)
-WORD32 = 32
 NO_WORDS = np.zeros(1, dtype=np.uint64)
 """The ``words`` argument of the games without a board-size table."""
 ME, OPP, LEGAL = range(3)
@@ -61,23 +64,6 @@ ROOT = 0
 NO_NODE = -1
 
 
-@intrinsic
-def _call_next32(typingctx: Any, function: Any, state: Any) -> Any:
-    """Call the C function ``uint32_t next(void *state)`` at address ``function``."""
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        byte_pointer = ir.IntType(8).as_pointer()
-        next_type = ir.FunctionType(ir.IntType(WORD32), [byte_pointer])
-        target = builder.inttoptr(args[0], next_type.as_pointer())
-        return builder.call(target, [builder.inttoptr(args[1], byte_pointer)])
-    return types.uint32(types.intp, types.intp), codegen
-
-
-@njit(cache=True, inline="always")
-def _next32(function: int, state: int) -> np.uint64:
-    """The bit generator's next 32-bit word (``next_uint32``), as a ``uint64``."""
-    return np.uint64(_call_next32(function, state))  # type: ignore[call-arg]
-
-
 @njit(cache=True, inline="always")
 def _below(n: int, function: int, state: int) -> int:
     """``Generator.integers(0, n)`` for ``1 <= n < 2**32`` (numpy's
@@ -85,12 +71,12 @@ def _below(n: int, function: int, state: int) -> int:
     if n <= 1:
         return 0
     bound = np.uint64(n)
-    product = _next32(function, state) * bound
+    product = next_word32(function, state) * bound
     leftover = product & UINT32_MASK
     if leftover < bound:
         threshold = (UINT32_MASK - (bound - ONE)) % bound
         while leftover < threshold:
-            product = _next32(function, state) * bound
+            product = next_word32(function, state) * bound
             leftover = product & UINT32_MASK
     return int(np.int64(product >> HALF))
 
@@ -105,9 +91,9 @@ def _interval(largest: int, function: int, state: int) -> int:
     mask = top
     for shift in (1, 2, 4, 8, 16, 32):
         mask |= mask >> np.uint64(shift)
-    value = _next32(function, state) & mask
+    value = next_word32(function, state) & mask
     while value > top:
-        value = _next32(function, state) & mask
+        value = next_word32(function, state) & mask
     return int(np.int64(value))
 
 
@@ -141,14 +127,6 @@ def shuffled(bits: np.uint64, function: int, state: int) -> np.ndarray:
     ``uint32_handles(rng)``: the same order, and the generator left in the same state."""
     out = np.empty(MAX_MOVES, dtype=np.int64)
     return out[:_shuffle_bits(bits, out, function, state)].copy()
-
-
-def uint32_handles(rng: np.random.Generator) -> tuple[int, int]:
-    """``(function, state)``: the addresses of ``rng``'s bit generator's ``next_uint32`` and
-    its state, what the kernels here draw 32-bit words with (any numpy bit generator)."""
-    handles = rng.bit_generator.ctypes
-    function = ctypes.cast(handles.next_uint32, ctypes.c_void_p).value
-    return int(function or 0), int(handles.state_address)
 
 
 @njit(cache=True, inline="always")

@@ -31,7 +31,7 @@ from boardgym.agents.search import WIN, SearchResult, decisive
 from boardgym.agents.solvers import reversi as solver
 from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import FULL64
-from boardgym.envs.games.compiled import ONE, ZERO, lowest_bit, popcount
+from boardgym.envs.games.compiled import ONE, ZERO, lowest_bit, popcount, to_front
 from boardgym.envs.games.reversi import State
 from boardgym.envs.games.reversi_bits import (
     CELLS,
@@ -226,19 +226,6 @@ def order_moves(me: np.uint64, opp: np.uint64, legal: np.uint64, out: np.ndarray
     return count
 
 
-@njit(cache=True, inline="always")
-def _to_front(moves: np.ndarray, count: int, move: int) -> None:
-    """Move ``move`` (one of ``moves[:count]``) to the front, the others keeping their
-    order."""
-    i = 0
-    while moves[i] != move:
-        i += 1
-    while i > 0:
-        moves[i] = moves[i - 1]
-        i -= 1
-    moves[0] = move
-
-
 EXACT, LOWER, UPPER = 0, 1, 2
 """Transposition-table bound kinds (``agents.search``'s): exact, lower bound, upper bound."""
 HASH_ME = np.uint64(0x9E37_79B9_7F4A_7C15)
@@ -320,7 +307,7 @@ def _negamax(me: np.uint64, opp: np.uint64, legal: np.uint64, depth: int, alpha:
                 and (kind == EXACT or (kind == LOWER and value >= beta)
                      or (kind == UPPER and value <= alpha))):
             return value
-        _to_front(row, count, info & FIELD)
+        to_front(row, count, info & FIELD)
     original_alpha, best_value, best_move = alpha, -np.inf, row[0]
     for i in range(count):
         move = row[i]
@@ -389,7 +376,7 @@ def deepen(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
         best_move, value = _root(me, opp, root_moves, iteration, table, moves, keys)
         if meta[FILLED]:
             break
-        _to_front(root_moves, root_moves.shape[0], best_move)
+        to_front(root_moves, root_moves.shape[0], best_move)
         if abs(value) >= WIN:
             return best_move, value, iteration, True
     return best_move, value, depth, False

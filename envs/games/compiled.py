@@ -38,6 +38,7 @@ MIX_1 = np.uint64(0xBF58_476D_1CE4_E5B9)
 MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
 MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
 WORD64 = 64
+WORD32 = 32
 
 
 @intrinsic
@@ -58,15 +59,27 @@ def _cttz(typingctx: Any, word: Any) -> Any:
     return U64(U64), codegen
 
 
+def _next_caller(width: int) -> Any:
+    """The code of a call to the C function ``uint<width>_t next(void *state)`` whose address
+    is the first argument, the state's address the second."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        byte_pointer = ir.IntType(8).as_pointer()
+        next_type = ir.FunctionType(ir.IntType(width), [byte_pointer])
+        target = builder.inttoptr(args[0], next_type.as_pointer())
+        return builder.call(target, [builder.inttoptr(args[1], byte_pointer)])
+    return codegen
+
+
 @intrinsic
 def _call_next(typingctx: Any, function: Any, state: Any) -> Any:
     """Call the C function ``uint64_t next(void *state)`` at address ``function``."""
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        byte_pointer = ir.IntType(8).as_pointer()
-        next_type = ir.FunctionType(ir.IntType(WORD64), [byte_pointer])
-        target = builder.inttoptr(args[0], next_type.as_pointer())
-        return builder.call(target, [builder.inttoptr(args[1], byte_pointer)])
-    return U64(types.intp, types.intp), codegen
+    return U64(types.intp, types.intp), _next_caller(WORD64)
+
+
+@intrinsic
+def _call_next32(typingctx: Any, function: Any, state: Any) -> Any:
+    """Call the C function ``uint32_t next(void *state)`` at address ``function``."""
+    return types.uint32(types.intp, types.intp), _next_caller(WORD32)
 
 
 @njit(cache=True, inline="always")
@@ -121,6 +134,34 @@ def stream_draw(key: np.uint64, counter: np.uint64) -> np.uint64:
 def next_word(function: int, state: int) -> np.uint64:
     """The next 64-bit word of the bit generator whose ``generator_handles`` these are."""
     return _call_next(function, state)  # type: ignore[call-arg, no-any-return]
+
+
+@njit(cache=True, inline="always")
+def next_word32(function: int, state: int) -> np.uint64:
+    """The next 32-bit word (``next_uint32``, numpy's own half-word buffering included) of
+    the bit generator whose ``uint32_handles`` these are, as a ``uint64``."""
+    return np.uint64(_call_next32(function, state))  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def to_front(moves: np.ndarray, count: int, move: int) -> None:
+    """Move ``move`` (one of ``moves[:count]``) to the front, the others keeping their
+    order (a search trying its best-known move first)."""
+    at = 0
+    while moves[at] != move:
+        at += 1
+    while at > 0:
+        moves[at] = moves[at - 1]
+        at -= 1
+    moves[0] = move
+
+
+def uint32_handles(rng: np.random.Generator) -> tuple[int, int]:
+    """``(function, state)``: the addresses of ``rng``'s bit generator's ``next_uint32`` and
+    its state, what ``next_word32`` draws with (any numpy bit generator)."""
+    handles = rng.bit_generator.ctypes
+    function = ctypes.cast(handles.next_uint32, ctypes.c_void_p).value
+    return int(function or 0), int(handles.state_address)
 
 
 def generator_handles(rng: np.random.Generator) -> tuple[int, int]:
