@@ -34,7 +34,7 @@ from numba import njit
 
 from boardgym.agents.search import WIN, SearchResult
 from boardgym.envs.games import four_in_a_row as rules
-from boardgym.envs.games.compiled import ZERO, mix, popcount, to_front
+from boardgym.envs.games.compiled import ZERO, entry, mix, popcount, to_front
 from boardgym.envs.games.four_in_a_row import Geometry, State
 from boardgym.envs.games.four_in_a_row_bits import (
     BOARD,
@@ -103,7 +103,7 @@ def _toward(bits: np.uint64, offset: np.int64) -> np.uint64:
     return bits << np.uint64(-offset)
 
 
-@njit("u8(u8, u8, u8[::1], u8[::1])", cache=True)
+@entry("u8(u8, u8, u8[::1], u8[::1])")
 def threats(bits: np.uint64, empty: np.uint64, words: np.ndarray,
             heuristic: np.ndarray) -> np.uint64:
     """The cells of ``empty`` that would complete ``connect`` in a row with ``bits``: for
@@ -131,7 +131,7 @@ def _line_score(bits: np.uint64, heuristic: np.ndarray, groups_at: np.int64) -> 
     return score
 
 
-@njit("f8(u8, u8, u8[::1], u8[::1])", cache=True)
+@entry("f8(u8, u8, u8[::1], u8[::1])")
 def evaluate(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.ndarray) -> float:
     """The heuristic value of the non-final position ``(me, opp)`` for the side to move."""
     filled = me | opp
@@ -148,7 +148,7 @@ def evaluate(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.nda
     return W_THREAT * float(threat_margin) + W_LINE * float(lines)
 
 
-@njit("i8(u8, u8, u8[::1], u8[::1], i8[::1])", cache=True)
+@entry("i8(u8, u8, u8[::1], u8[::1], i8[::1])")
 def ordered_columns(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.ndarray,
                     out: np.ndarray) -> int:
     """Write the playable columns of ``(me, opp)`` into ``out`` (winning first, then blocking,
@@ -173,13 +173,13 @@ def ordered_columns(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic:
     return count
 
 
-@njit("i8(u8, u8, u8[::1])", cache=True)
+@entry("i8(u8, u8, u8[::1])")
 def empty_cells(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
     """The number of empty cells."""
     return np.int64(popcount(words[BOARD] ^ (me | opp)))
 
 
-@njit("f8(u8, u8, b1, u8[::1])", cache=True)
+@entry("f8(u8, u8, b1, u8[::1])")
 def final_value(me: np.uint64, opp: np.uint64, won: bool, words: np.ndarray) -> float:
     """The finished game's value for the side to move: lost by ``WIN`` plus the empty cells
     left when the opponent made a line (``won``), else drawn (0)."""
@@ -188,7 +188,7 @@ def final_value(me: np.uint64, opp: np.uint64, won: bool, words: np.ndarray) -> 
     return 0.0
 
 
-@njit("i8(u8, u8, u8[::1])", cache=True)
+@entry("i8(u8, u8, u8[::1])")
 def exact_plies(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
     """The plies left to the end (the empty cells) when at most ``EXACT_EMPTIES``, else -1."""
     left = empty_cells(me, opp, words)
@@ -225,8 +225,8 @@ def _store(me: np.uint64, opp: np.uint64, depth: int, value: float, kind: int, b
     values[slot] = value
 
 
-@njit("f8(u8, u8, b1, i8, f8, f8, i8, u8[::1], u8[::1], i8[:, ::1], u8[::1], i8[::1], f8[::1], "
-      "i8[::1])", cache=True)
+@entry("f8(u8, u8, b1, i8, f8, f8, i8, u8[::1], u8[::1], i8[:, ::1], u8[::1], i8[::1], f8[::1], "
+      "i8[::1])")
 def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
              beta: float, ply: int, words: np.ndarray, heuristic: np.ndarray,
              moves: np.ndarray, keys: np.ndarray, meta: np.ndarray, values: np.ndarray,
@@ -291,8 +291,8 @@ def _root(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, words: np
     return best, alpha
 
 
-@njit("Tuple((i8, f8, i8, b1))(u8, u8, i8[::1], i8, i8, i8, u8[::1], u8[::1], u8[::1], "
-      "i8[::1], f8[::1], i8[::1])", cache=True)
+@entry("Tuple((i8, f8, i8, b1))(u8, u8, i8[::1], i8, i8, i8, u8[::1], u8[::1], u8[::1], "
+      "i8[::1], f8[::1], i8[::1])")
 def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, remaining: int,
                   budget: int, words: np.ndarray, heuristic: np.ndarray, keys: np.ndarray,
                   meta: np.ndarray, values: np.ndarray,

@@ -40,6 +40,7 @@ from boardgym.envs.games import four_in_a_row_bits, players, reversi_bits, ticta
 from boardgym.envs.games.compiled import (
     HALF,
     ONE,
+    entry,
     next_word32,
     nth_set_bit,
     popcount,
@@ -113,7 +114,7 @@ def _shuffle_bits(bits: np.uint64, out: np.ndarray, function: int, state: int) -
     return count
 
 
-@njit("i8(i8, intp, intp)", cache=True)
+@entry("i8(i8, intp, intp)")
 def below(n: int, function: int, state: int) -> int:
     """``rng.integers(0, n)`` (so ``rng.choice`` of ``n`` items picks item ``below(n)``),
     ``1 <= n < 2**32``, drawn through ``uint32_handles(rng)``: the same value, and the
@@ -121,7 +122,7 @@ def below(n: int, function: int, state: int) -> int:
     return _below(n, function, state)
 
 
-@njit("i8[:](u8, intp, intp)", cache=True)
+@entry("i8[:](u8, intp, intp)")
 def shuffled(bits: np.uint64, function: int, state: int) -> np.ndarray:
     """``rng.permutation(np.flatnonzero(mask))`` for the set bits of ``bits``, drawn through
     ``uint32_handles(rng)``: the same order, and the generator left in the same state."""
@@ -199,7 +200,7 @@ def _best_child(node: int, exploration: float, counts: np.ndarray, reward: np.nd
     return best
 
 
-@njit("i8(i8, u8, u8, i8, u8, i8, f8, u8[::1], intp, intp)", cache=True)
+@entry("i8(i8, u8, u8, i8, u8, i8, f8, u8[::1], intp, intp)")
 def uct_move(game: int, me: np.uint64, opp: np.uint64, to_move: int, legal: np.uint64,
              playouts: int, exploration: float, words: np.ndarray, function: int,
              state: int) -> int:

@@ -31,7 +31,7 @@ from boardgym.agents.search import WIN, SearchResult, decisive
 from boardgym.agents.solvers import reversi as solver
 from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import FULL64
-from boardgym.envs.games.compiled import ONE, ZERO, lowest_bit, popcount, to_front
+from boardgym.envs.games.compiled import ONE, ZERO, entry, lowest_bit, popcount, to_front
 from boardgym.envs.games.reversi import State
 from boardgym.envs.games.reversi_bits import (
     CELLS,
@@ -126,7 +126,7 @@ def _grow_stable(discs: np.uint64, a0: np.uint64, a1: np.uint64, a2: np.uint64,
         stable = grown
 
 
-@njit("u8(u8, u8)", cache=True)
+@entry("u8(u8, u8)")
 def stable_discs(me: np.uint64, opp: np.uint64) -> np.uint64:
     """Discs of ``me`` that can never be flipped (a safe under-estimate): along each of the
     four line directions the line is full, or a neighbour on it is the board's rim or a
@@ -160,7 +160,7 @@ def _near(empty: np.uint64) -> np.uint64:
     return near
 
 
-@njit("f8(u8, u8, u8)", cache=True)
+@entry("f8(u8, u8, u8)")
 def evaluate(me: np.uint64, opp: np.uint64, legal: np.uint64) -> float:
     """Heuristic value of a non-final position for the side to move (positive is good), its
     legal moves ``legal``: mobility, corners, stable discs, frontier discs, X- and C-squares
@@ -183,7 +183,7 @@ def evaluate(me: np.uint64, opp: np.uint64, legal: np.uint64) -> float:
             + W_DISC * disc_difference(me, opp))
 
 
-@njit("f8(u8, u8)", cache=True)
+@entry("f8(u8, u8)")
 def final_value(me: np.uint64, opp: np.uint64) -> float:
     """A finished game's value for the owner of ``me``: ``agents.search.decisive`` of the
     disc difference (won or lost by it, 0 for a draw)."""
@@ -194,7 +194,7 @@ def final_value(me: np.uint64, opp: np.uint64) -> float:
     return sign * (WIN + abs(difference))
 
 
-@njit("i8(u8, u8, u8, i8[:], i8[:])", cache=True)
+@entry("i8(u8, u8, u8, i8[:], i8[:])")
 def order_moves(me: np.uint64, opp: np.uint64, legal: np.uint64, out: np.ndarray,
                 keys: np.ndarray) -> int:
     """Write the legal moves ``legal`` of the owner of ``me``, most promising first, into
@@ -282,9 +282,9 @@ def _store(table: tuple, me: np.uint64, opp: np.uint64, depth: int, value: float
                   | (kind << KIND_SHIFT) | best)
 
 
-@njit(types.float64(types.uint64, types.uint64, types.uint64, types.int64, types.float64,
+@entry(types.float64(types.uint64, types.uint64, types.uint64, types.int64, types.float64,
                     types.float64, types.int64, TABLE_TYPE, types.Array(types.int64, 2, "C"),
-                    ARRAY_I8), cache=True)
+                    ARRAY_I8))
 def _negamax(me: np.uint64, opp: np.uint64, legal: np.uint64, depth: int, alpha: float,
              beta: float, ply: int, table: tuple, moves: np.ndarray,  # type: ignore[type-arg]
              keys: np.ndarray) -> float:
@@ -352,8 +352,8 @@ def _root(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
     return best_move, alpha
 
 
-@njit(types.Tuple((types.int64, types.float64, types.int64, types.boolean))(
-    types.uint64, types.uint64, ARRAY_I8, types.int64, TABLE_TYPE), cache=True)
+@entry(types.Tuple((types.int64, types.float64, types.int64, types.boolean))(
+    types.uint64, types.uint64, ARRAY_I8, types.int64, TABLE_TYPE))
 def deepen(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
            table: tuple) -> tuple[int, float, int, bool]:  # type: ignore[type-arg]
     """Iterative deepening from the unfinished position ``(me, opp)`` to ``depth`` plies

@@ -34,12 +34,11 @@ from typing import NamedTuple
 
 import gymnasium as gym
 import numpy as np
-from numba import njit
 
 import boardgym  # noqa: F401  (registers the games, their players and env ids)
 from boardgym.bench.search import search_markdown, search_rows
 from boardgym.envs.games import GAMES, players
-from boardgym.envs.games.compiled import HALF, nth_set_bit, popcount, stream_draw
+from boardgym.envs.games.compiled import HALF, entry, nth_set_bit, popcount, stream_draw
 from boardgym.envs.games.core import Game
 from boardgym.train.common.commands import (
     CommandParser,
@@ -123,7 +122,7 @@ def single_env(game: str) -> Run:
     return run
 
 
-@njit("i8[:](u1[:, :], i8, u8)", cache=True)
+@entry("i8[:](u1[:, :], i8, u8)")
 def _packed_choices(packed: np.ndarray, width: int, draw_key: np.uint64) -> np.ndarray:
     """One uniformly random set bit per row of ``packed`` (little-endian bits of each row's
     mask, ``width`` of them), drawn from the splitmix stream keyed ``draw_key``; 0 for a row

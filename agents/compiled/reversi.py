@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from boardgym.agents.compiled import REVERSI_PLAYERS
-from boardgym.envs.games.compiled import ONE, ZERO, choose, popcount, stream_draw
+from boardgym.envs.games.compiled import ONE, ZERO, choose, entry, popcount, stream_draw
 from boardgym.envs.games.reversi_bits import flips, play
 
 RANDOM, CORNER_BEST, CORNER_SIDE_BEST, WORST = (
@@ -63,7 +63,7 @@ def _candidates(code: int, me: np.uint64, opp: np.uint64, legal: np.uint64) -> n
     return extreme_flips(me, opp, legal, True)
 
 
-@njit("u8(i8, u8, u8, u8)", cache=True)
+@entry("u8(i8, u8, u8, u8)")
 def candidates(code: int, me: np.uint64, opp: np.uint64, legal: np.uint64) -> np.uint64:
     """The candidate moves of player ``code`` (an index of ``REVERSI_PLAYERS``) for the side
     to move owning ``me`` against ``opp`` with legal moves ``legal``:
@@ -77,7 +77,7 @@ def candidates(code: int, me: np.uint64, opp: np.uint64, legal: np.uint64) -> np
     return _candidates(code, me, opp, legal)
 
 
-@njit("void(u8[:], u8[:], i8[:], u8[:], i8[:], u8[:], u8[:], b1[:], i8[:], i8)", cache=True)
+@entry("void(u8[:], u8[:], i8[:], u8[:], i8[:], u8[:], u8[:], b1[:], i8[:], i8)")
 def respond_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.ndarray,
                   agent_side: np.ndarray, keys: np.ndarray, counters: np.ndarray,
                   skip: np.ndarray, last: np.ndarray, code: int) -> None:

@@ -16,11 +16,18 @@ same values:
 Kernels that use these functions must call them as module-level globals (numba caches a
 kernel per defining file; a function passed as an argument makes it compile again in every
 process).
+
+``entry(signature)`` decorates every kernel Python calls: compiled for exactly that signature
+(Python ints up to 2**64 - 1 pass as ``u8``; a lazily typed kernel would compile an ``int64``
+version and overflow on a bitboard with bit 63 set), but only when first called or first
+compiled into another kernel, so importing a module compiles nothing and a process compiles
+(or loads from numba's cache) only the kernels it uses.
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -39,6 +46,39 @@ MIX_2 = np.uint64(0x94D0_49BB_1331_11EB)
 MIX_SHIFTS = (np.uint64(30), np.uint64(27), np.uint64(31))
 WORD64 = 64
 WORD32 = 32
+
+
+def entry(signature: str | Any, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``njit(signature, cache=True, **options)``, compiled on first use instead of at
+    decoration.
+
+    The dispatcher returned is numba's own (other kernels call it as a global). Its first
+    call from Python, or the first kernel compiled with a call to it, compiles (or loads
+    from the cache) ``signature`` alone and then closes the dispatcher to new signatures,
+    so every later call is converted to ``signature`` as with an eager signature.
+    """
+    def decorate(function: Callable[..., Any]) -> Any:
+        dispatcher = njit(cache=True, **options)(function)
+        typing_template = dispatcher.get_call_template
+
+        def settle() -> Any:
+            if dispatcher._can_compile:
+                dispatcher.compile(signature)
+                dispatcher.disable_compile()
+            return next(iter(dispatcher.overloads.values())).entry_point
+
+        def compile_for_args(*args: Any, **kws: Any) -> Any:
+            return settle()
+
+        def get_call_template(args: Any, kws: Any) -> Any:
+            settle()
+            return typing_template(args, kws)
+
+        dispatcher._compile_for_args = compile_for_args
+        dispatcher.get_call_template = get_call_template
+        return dispatcher
+
+    return decorate
 
 
 @intrinsic

@@ -34,7 +34,7 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from boardgym.envs.games.compiled import ONE, ZERO
+from boardgym.envs.games.compiled import ONE, ZERO, entry
 
 BOTTOM, BOARD, TOP, ROWS, COLUMNS, HEIGHT, STEPS = range(7)
 DIRECTIONS = 4
@@ -98,7 +98,7 @@ def board_words(geom: BoardSize) -> np.ndarray:
     return words
 
 
-@njit("b1(u8, u8[::1])", cache=True, inline="always")
+@entry("b1(u8, u8[::1])", inline="always")
 def has_line(bits: np.uint64, words: np.ndarray) -> bool:
     """True when ``bits`` hold ``connect`` cells in a row in any direction.
 
@@ -114,14 +114,14 @@ def has_line(bits: np.uint64, words: np.ndarray) -> bool:
     return starts != ZERO
 
 
-@njit("u8(u8, u8[::1])", cache=True, inline="always")
+@entry("u8(u8, u8[::1])", inline="always")
 def landing(filled: np.uint64, words: np.ndarray) -> np.uint64:
     """The drop rule: the cell where a token dropped in each column lands, given the
     ``filled`` cells (none for a full column). AND with a column's mask for that column."""
     return (filled + words[BOTTOM]) & words[BOARD]
 
 
-@njit("u8(u8, u8, b1, u8[::1])", cache=True, inline="always")
+@entry("u8(u8, u8, b1, u8[::1])", inline="always")
 def legal_columns(me: np.uint64, opp: np.uint64, won: bool, words: np.ndarray) -> np.uint64:
     """The playable columns as bits (bit ``c`` for column ``c``): those whose top cell is
     empty; none once the game is over (``won``; a full board has none anyway)."""
@@ -148,7 +148,7 @@ def _check_column(column: int, words: np.ndarray) -> None:
         raise IndexError("column out of range: the columns are 0..columns - 1")
 
 
-@njit("Tuple((u8, u8, b1))(u8, u8, i8, u8[::1])", cache=True)
+@entry("Tuple((u8, u8, b1))(u8, u8, i8, u8[::1])")
 def play(me: np.uint64, opp: np.uint64, column: int,
          words: np.ndarray) -> tuple[np.uint64, np.uint64, bool]:
     """``(me, opp, won)`` after the side to move (owning ``me``) drops a token in the
@@ -162,7 +162,7 @@ def play(me: np.uint64, opp: np.uint64, column: int,
     return _drop(me, opp, column, words)
 
 
-@njit("b1[:](u8[:], u8[::1])", cache=True)
+@entry("b1[:](u8[:], u8[::1])")
 def has_line_batch(bits: np.ndarray, words: np.ndarray) -> np.ndarray:
     """``has_line`` of each word of ``bits``."""
     out = np.empty(bits.shape[0], dtype=np.bool_)
@@ -171,7 +171,7 @@ def has_line_batch(bits: np.ndarray, words: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit("u8[:](u8[:], u8[::1])", cache=True)
+@entry("u8[:](u8[:], u8[::1])")
 def landing_batch(filled: np.ndarray, words: np.ndarray) -> np.ndarray:
     """``landing`` of each word of ``filled``."""
     out = np.empty_like(filled)
@@ -180,7 +180,7 @@ def landing_batch(filled: np.ndarray, words: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit("u8[:](u8[:], u8[:], b1[:], u8[::1])", cache=True)
+@entry("u8[:](u8[:], u8[:], b1[:], u8[::1])")
 def legal_columns_batch(me: np.ndarray, opp: np.ndarray, won: np.ndarray,
                         words: np.ndarray) -> np.ndarray:
     """``legal_columns`` of each game of a batch."""
@@ -190,7 +190,7 @@ def legal_columns_batch(me: np.ndarray, opp: np.ndarray, won: np.ndarray,
     return out
 
 
-@njit("Tuple((u8[:], u8[:], b1[:]))(u8[:], u8[:], i8[:], u8[::1])", cache=True)
+@entry("Tuple((u8[:], u8[:], b1[:]))(u8[:], u8[:], i8[:], u8[::1])")
 def play_batch(me: np.ndarray, opp: np.ndarray, columns: np.ndarray,
                words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``play`` of each game of a batch (game ``i`` drops in ``columns[i]``, playable), as

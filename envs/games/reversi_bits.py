@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from boardgym.envs.games.bitboard import FULL64
-from boardgym.envs.games.compiled import ONE, ZERO, popcount
+from boardgym.envs.games.compiled import ONE, ZERO, entry, popcount
 
 SIZE = 8
 CELLS = SIZE * SIZE
@@ -69,7 +69,7 @@ def _run(start: np.uint64, inner_opp: np.uint64, direction: int) -> np.uint64:
     return run
 
 
-@njit("u8(u8, u8)", cache=True)
+@entry("u8(u8, u8)")
 def legal_moves(me: np.uint64, opp: np.uint64) -> np.uint64:
     """The cells where the owner of ``me`` may play against ``opp``: the empty cell just past
     a run of ``opp`` discs that starts next to a disc of ``me``."""
@@ -82,7 +82,7 @@ def legal_moves(me: np.uint64, opp: np.uint64) -> np.uint64:
     return moves
 
 
-@njit("u8(u8, u8, u8)", cache=True)
+@entry("u8(u8, u8, u8)")
 def flips(me: np.uint64, opp: np.uint64, move: np.uint64) -> np.uint64:
     """The discs of ``opp`` flipped when the owner of ``me`` plays the single bit ``move``:
     each run of ``opp`` discs next to ``move`` that a disc of ``me`` closes."""
@@ -95,7 +95,7 @@ def flips(me: np.uint64, opp: np.uint64, move: np.uint64) -> np.uint64:
     return flipped
 
 
-@njit("Tuple((u8, u8, i8, u8))(u8, u8, i8, i8)", cache=True)
+@entry("Tuple((u8, u8, i8, u8))(u8, u8, i8, i8)")
 def play(me: np.uint64, opp: np.uint64, to_move: int,
          action: int) -> tuple[np.uint64, np.uint64, int, np.uint64]:
     """``(me, opp, to_move, legal)`` after the side to move (owning ``me``) plays the legal
@@ -114,13 +114,13 @@ def play(me: np.uint64, opp: np.uint64, to_move: int,
     return other, mover, 1 - to_move, ZERO
 
 
-@njit("i8(u8, u8)", cache=True)
+@entry("i8(u8, u8)")
 def disc_difference(me: np.uint64, opp: np.uint64) -> int:
     """Discs of ``me`` minus discs of ``opp``."""
     return popcount(me) - popcount(opp)
 
 
-@njit(types.uint64[:](WORDS, WORDS), cache=True)
+@entry(types.uint64[:](WORDS, WORDS))
 def legal_moves_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """``legal_moves`` of each game of a batch."""
     out = np.empty(me.shape[0], dtype=np.uint64)
@@ -129,7 +129,7 @@ def legal_moves_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(types.uint64[:](WORDS, WORDS, WORDS), cache=True)
+@entry(types.uint64[:](WORDS, WORDS, WORDS))
 def flips_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """``flips`` of each game of a batch (``moves``: one single-bit word a game)."""
     out = np.empty(me.shape[0], dtype=np.uint64)
@@ -138,7 +138,7 @@ def flips_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarra
     return out
 
 
-@njit(types.int64[:](WORDS, WORDS, WORDS), cache=True)
+@entry(types.int64[:](WORDS, WORDS, WORDS))
 def flip_counts_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """The number of discs ``flips`` turns in each game of a batch."""
     out = np.empty(me.shape[0], dtype=np.int64)
@@ -147,8 +147,7 @@ def flip_counts_batch(me: np.ndarray, opp: np.ndarray, moves: np.ndarray) -> np.
     return out
 
 
-@njit(types.void(types.uint64[:], types.uint64[:], types.int64[:], types.uint64[:], ACTIONS),
-      cache=True)
+@entry(types.void(types.uint64[:], types.uint64[:], types.int64[:], types.uint64[:], ACTIONS))
 def play_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.ndarray,
                actions: np.ndarray) -> None:
     """``play`` of each game of a batch, in place (``legal``'s input unread). A game whose

@@ -15,9 +15,8 @@ the loops over arrays that the batched rules use.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from boardgym.envs.games.compiled import ONE, ZERO
+from boardgym.envs.games.compiled import ONE, ZERO, entry
 
 SIZE = 3
 CELLS = SIZE * SIZE
@@ -36,7 +35,7 @@ SHIFT_MASK = np.uint64(63)
 defined word)."""
 
 
-@njit("b1(u8)", cache=True)
+@entry("b1(u8)")
 def has_line(bits: np.uint64) -> bool:
     """True when ``bits`` hold all three cells of one of the eight lines."""
     found = False
@@ -45,7 +44,7 @@ def has_line(bits: np.uint64) -> bool:
     return found
 
 
-@njit("u8(u8, u8)", cache=True)
+@entry("u8(u8, u8)")
 def legal(me: np.uint64, opp: np.uint64) -> np.uint64:
     """The cells the side to move (owning ``me``) may mark: the empty ones, none once the
     last mover (owning ``opp``) holds a line. 0 exactly when the game is over (a full board
@@ -55,7 +54,7 @@ def legal(me: np.uint64, opp: np.uint64) -> np.uint64:
     return FULL ^ (me | opp)
 
 
-@njit("Tuple((u8, u8, i8, u8))(u8, u8, i8, i8)", cache=True)
+@entry("Tuple((u8, u8, i8, u8))(u8, u8, i8, i8)")
 def play(me: np.uint64, opp: np.uint64, to_move: int,
          action: int) -> tuple[np.uint64, np.uint64, int, np.uint64]:
     """``(me, opp, to_move, legal)`` after the side to move (owning ``me``) marks the cell
@@ -65,7 +64,7 @@ def play(me: np.uint64, opp: np.uint64, to_move: int,
     return opp, mover, 1 - to_move, legal(opp, mover)
 
 
-@njit("i8(u8, i8, i8)", cache=True)
+@entry("i8(u8, i8, i8)")
 def result(opp: np.uint64, to_move: int, side: int) -> int:
     """+1 if ``side`` (0 = ``X``) holds a line, -1 if the other side does, 0 otherwise (a
     draw, or a game not over): only the last mover (owning ``opp``; ``X`` when ``to_move`` is
@@ -76,7 +75,7 @@ def result(opp: np.uint64, to_move: int, side: int) -> int:
     return first_player if side == 0 else -first_player
 
 
-@njit("b1[:](u8[:])", cache=True)
+@entry("b1[:](u8[:])")
 def has_line_batch(bits: np.ndarray) -> np.ndarray:
     """``has_line`` of each word."""
     out = np.empty(bits.shape[0], dtype=np.bool_)
@@ -85,7 +84,7 @@ def has_line_batch(bits: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit("u8[:](u8[:], u8[:])", cache=True)
+@entry("u8[:](u8[:], u8[:])")
 def legal_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """``legal`` of each game of a batch."""
     out = np.empty_like(me)
@@ -94,7 +93,7 @@ def legal_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit("b1[:, ::1](u8[:], u8[:])", cache=True)
+@entry("b1[:, ::1](u8[:], u8[:])")
 def legal_mask_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     """``(N, CELLS)`` bools: entry ``[i, a]`` is bit ``a`` of game ``i``'s ``legal``."""
     out = np.empty((me.shape[0], CELLS), dtype=np.bool_)
@@ -105,7 +104,7 @@ def legal_mask_batch(me: np.ndarray, opp: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit("void(u8[:], u8[:], i8[:], u8[:], i8[:])", cache=True)
+@entry("void(u8[:], u8[:], i8[:], u8[:], i8[:])")
 def play_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal_cells: np.ndarray,
                actions: np.ndarray) -> None:
     """``play`` of each game of a batch, in place (``legal_cells`` gets each new ``legal``)."""
@@ -113,7 +112,7 @@ def play_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal_cells
         me[i], opp[i], to_move[i], legal_cells[i] = play(me[i], opp[i], to_move[i], actions[i])
 
 
-@njit("i8[:](u8[:], i8[:], i8[:])", cache=True)
+@entry("i8[:](u8[:], i8[:], i8[:])")
 def result_batch(opp: np.ndarray, to_move: np.ndarray, side: np.ndarray) -> np.ndarray:
     """``result`` of each game of a batch, for its ``side``."""
     out = np.empty(opp.shape[0], dtype=np.int64)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from boardgym.envs.games import reversi
-from boardgym.envs.games.compiled import ONE, ZERO, popcount, stream_draw
+from boardgym.envs.games.compiled import ONE, ZERO, entry, popcount, stream_draw
 from boardgym.envs.games.reversi_bits import FIRST_START, SECOND_START, legal_moves, play
 from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
 from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
@@ -42,8 +42,8 @@ def arrays(state: reversi.State) -> tuple[reversi.State, tuple[np.ndarray, ...]]
     return state, fields
 
 
-@njit("void(u8[:], u8[:], i8[:], u8[:], i8[:], i8[:], b1[:], u8[:], u8[:], b1[:, :], i8[:], "
-      "b1[:])", cache=True)
+@entry("void(u8[:], u8[:], i8[:], u8[:], i8[:], i8[:], b1[:], u8[:], u8[:], b1[:, :], i8[:], "
+      "b1[:])")
 def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.ndarray,
                agent_side: np.ndarray, first_codes: np.ndarray, needs_reset: np.ndarray,
                keys: np.ndarray, counters: np.ndarray, masks: np.ndarray, actions: np.ndarray,
@@ -78,8 +78,8 @@ def _spread(bits: np.uint64, words: np.ndarray, row: int, first: int) -> None:
         words[row, first + k] = SPREAD[(bits >> np.uint64(BYTE_BITS * k)) & BYTE]
 
 
-@njit("void(u8[:], u8[:], i8[:], u8[:], i8[:], b1[:], b1, u8[:, ::1], u8[:, ::1], u8[:, ::1], "
-      "i8[:], f8[:], b1[:], i8[:, :], b1[:])", cache=True)
+@entry("void(u8[:], u8[:], i8[:], u8[:], i8[:], b1[:], b1, u8[:, ::1], u8[:, ::1], u8[:, ::1], "
+      "i8[:], f8[:], b1[:], i8[:, :], b1[:])")
 def publish_words(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.ndarray,
                   agent_side: np.ndarray, illegal: np.ndarray, score_reward: bool,
                   obs_words: np.ndarray, mask_words: np.ndarray, kept_words: np.ndarray,
