@@ -375,7 +375,7 @@ def update(path: Path, options: Options, runner: Runner) -> list[str]:
     """Regenerate the wanted tables of one file; return the names of those that changed."""
     lines = path.read_text().splitlines()
     specs = load_specs(dict.fromkeys([SPECS, path.resolve().parent / SPEC_FILE]))
-    changed = []
+    changed, retimed = [], False
     for block in reversed(find_blocks(lines, path)):
         if block.name not in specs:
             raise TableError(f"{path}: no spec for table {block.name}")
@@ -385,8 +385,9 @@ def update(path: Path, options: Options, runner: Runner) -> list[str]:
         new, old = render(spec, runner), lines[block.start:block.stop]
         if mask_timings(new, spec) != mask_timings(old, spec):
             changed.append(block.name)
+        retimed = retimed or new != old
         lines[block.start:block.stop] = new
-    if changed and not options.check:
+    if retimed and not options.check:
         write_text(path, "\n".join(lines) + "\n")
     return changed[::-1]
 
