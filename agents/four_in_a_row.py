@@ -29,6 +29,7 @@ import numpy as np
 
 from boardgym.agents import four_in_a_row_strong  # noqa: F401  (registers alphabeta)
 from boardgym.agents.base import Candidates, register_candidates
+from boardgym.agents.compiled import FOUR_IN_A_ROW_PLAYERS, register_twins
 from boardgym.agents.search import sized
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games.bitboard import FLOAT_WEIGHTS, FULL64, WORD_BITS
@@ -280,3 +281,4 @@ def lookahead_candidates(record: Game, arg: str | None) -> Candidates:
 register_candidates(rules.GAME.name, "lookahead", lookahead_candidates,
                     help=f"the classic fitness search N moves ahead (default {DEFAULT_DEPTH}, "
                          f"at most {MAX_LOOKAHEAD})")
+register_twins(rules.GAME.name, "four_in_a_row", FOUR_IN_A_ROW_PLAYERS)  # random's

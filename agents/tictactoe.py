@@ -24,6 +24,7 @@ from functools import cache
 import numpy as np
 
 from boardgym.agents.base import Candidates, no_argument, register_candidates
+from boardgym.agents.compiled import TICTACTOE_PLAYERS, register_twins
 from boardgym.envs.games import tictactoe as rules
 
 CORNER_FIRST = ("corners", "centre", "sides")
@@ -144,3 +145,4 @@ CLASSIC: dict[str, tuple[Candidates, str]] = {
 
 for _name, (_candidates, _help) in CLASSIC.items():
     register_candidates(rules.GAME.name, _name, no_argument(_name, _candidates), _help)
+register_twins(rules.GAME.name, "tictactoe", TICTACTOE_PLAYERS)  # random's too

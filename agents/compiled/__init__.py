@@ -19,6 +19,10 @@ from boardgym.envs.games.core import Game
 
 REVERSI_PLAYERS = ("random", "corner_best", "corner_side_best", "worst")
 """Reversi's players with a compiled twin; each one's code is its index here."""
+TICTACTOE_PLAYERS = ("random", "rules", "rules_center", "perfect")
+"""Tic-tac-toe's players with a compiled twin; each one's code is its index here."""
+FOUR_IN_A_ROW_PLAYERS = ("random",)
+"""Four-in-a-row's players with a compiled twin; each one's code is its index here."""
 
 
 class TwinFactory:
@@ -44,4 +48,5 @@ def register_twins(game: str, module: str, names: Sequence[str]) -> None:
         players.register_compiled(game, name, TwinFactory(module, code))
 
 
-__all__ = ["REVERSI_PLAYERS", "TwinFactory", "register_twins"]
+__all__ = ["FOUR_IN_A_ROW_PLAYERS", "REVERSI_PLAYERS", "TICTACTOE_PLAYERS", "TwinFactory",
+           "register_twins"]

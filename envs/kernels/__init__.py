@@ -38,7 +38,9 @@ from gymnasium.vector import AutoresetMode
 from boardgym.envs.games import players
 from boardgym.envs.vector_arguments import illegal_error
 
-KERNEL_MODULES = {"reversi": "boardgym.envs.kernels.reversi"}
+KERNEL_MODULES = {"reversi": "boardgym.envs.kernels.reversi",
+                  "four_in_a_row": "boardgym.envs.kernels.four_in_a_row",
+                  "tictactoe": "boardgym.envs.kernels.tictactoe"}
 """The games with env kernels: game name -> module."""
 
 

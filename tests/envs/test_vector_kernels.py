@@ -126,7 +126,7 @@ def test_the_python_path_runs_where_the_compiled_step_does_not_apply(kwargs: Any
 
 def test_the_compiled_step_applies_to_one_spec_with_a_compiled_twin() -> None:
     assert make("Reversi-v0", num_envs=4, opponent=["worst"] * 4).unwrapped.compiled_step
-    assert make("TicTacToe-v0", num_envs=4, opponent="random").unwrapped.compiled_step is None
+    assert make("TicTacToe-v0", num_envs=4, opponent="mcts:8").unwrapped.compiled_step is None
 
 
 def test_the_registry_names_the_compiled_twins() -> None:
@@ -138,7 +138,7 @@ def test_the_registry_names_the_compiled_twins() -> None:
         assert twin.respond_batch is compiled_players.respond_batch
     assert players.make_compiled(REVERSI, "corner_best:2") is None
     assert players.make_compiled(REVERSI, players.make(REVERSI, "random")) is None
-    assert players.make_compiled(GAMES["tictactoe"], "random") is None
+    assert players.make_compiled(GAMES["tictactoe"], "mcts:8") is None
 
 
 def random_positions(count: int, rng: np.random.Generator) -> list[rules.State]:

@@ -1,0 +1,118 @@
+"""Tic-tac-toe's env kernels: the vector env's compiled step before and after the opponent's
+replies (``envs.kernels`` runs them; the replies come from the opponent's compiled twin).
+
+``begin_step`` starts new games where a sub-env needs one and plays the agent's legal moves;
+``publish`` writes what the step returns. Each does in one compiled loop what the vector env's
+Python path does for a next-step autoreset step against a batched opponent, with the same
+values and the same stream draws (``envs.vector``'s module docstring). Cell ``k`` of a plane
+is bit ``k`` of its word (``tictactoe_bits``), so a sub-env's observation is the 18 bits
+``mine | theirs << 9`` written one byte a cell (``envs.kernels.cells``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from boardgym.envs.games import tictactoe as rules
+from boardgym.envs.games.compiled import ONE, ZERO, entry, stream_draw
+from boardgym.envs.games.tictactoe_bits import CELLS, legal, play, result
+from boardgym.envs.kernels.cells import copy_into, finish, put, words_of
+from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
+from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
+
+TOP_BIT = np.uint64(63)
+PLANE = np.uint64(CELLS)
+FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64))
+"""The state's fields the kernels take, and their types."""
+
+
+def arrays(state: rules.State) -> tuple[rules.State, tuple[np.ndarray, ...]]:
+    """``state`` with fields the kernels can change in place (the same state when its
+    fields already are contiguous, writable and of ``FIELDS``' types), and those fields."""
+    fields = tuple(np.require(getattr(state, name), dtype, ["C", "W"]) for name, dtype in FIELDS)
+    if any(new is not old for new, old in zip(fields, state, strict=True)):
+        state = rules.State(*fields)
+    return state, fields
+
+
+@entry("void(u8[:], u8[:], i8[:], i8[:], i8[:], b1[:], u8[:], u8[:], b1[:, :], i8[:], b1[:])")
+def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, agent_side: np.ndarray,
+               first_codes: np.ndarray, needs_reset: np.ndarray, keys: np.ndarray,
+               counters: np.ndarray, masks: np.ndarray, actions: np.ndarray,
+               illegal: np.ndarray) -> None:
+    """The step's start in each sub-env ``i``, in place: where ``needs_reset[i]``, the empty
+    board and the agent's side from ``first_codes[i]`` (``RANDOM_FIRST``: the top bit of the
+    sub-env's next stream word, 1 = the opponent first), the flag cleared; else the agent's
+    ``actions[i]`` played where ``masks[i, actions[i]]`` (the masks last handed out),
+    ``illegal[i]`` set where not."""
+    for i in range(me.shape[0]):
+        illegal[i] = False
+        if needs_reset[i]:
+            me[i], opp[i], to_move[i] = ZERO, ZERO, 0
+            code = first_codes[i]
+            if code == RANDOM_FIRST:
+                counters[i] += ONE
+                agent_side[i] = np.int64(stream_draw(keys[i], counters[i]) >> TOP_BIT)
+            else:
+                agent_side[i] = 1 - AGENT_SIDE if code == OPPONENT_FIRST else AGENT_SIDE
+            needs_reset[i] = False
+        elif masks[i, actions[i]]:
+            me[i], opp[i], to_move[i], _ = play(me[i], opp[i], to_move[i], actions[i])
+        else:
+            illegal[i] = True
+
+
+@entry("void(u8[:], u8[:], i8[:], i8[:], b1[:], u1[:, :, :, ::1], b1[:, ::1], b1[:, ::1], "
+       "i8[:], f8[:], b1[:], b1[:])")
+def publish_cells(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray,
+                  agent_side: np.ndarray, illegal: np.ndarray, obs: np.ndarray,
+                  masks: np.ndarray, kept_masks: np.ndarray, winner: np.ndarray,
+                  rewards: np.ndarray, terminated: np.ndarray, needs_reset: np.ndarray) -> None:
+    """What the step returns for each sub-env ``i``: ``terminated[i]`` (the game over, or
+    ``illegal[i]``), ``winner[i]`` and ``rewards[i]`` (+1 / -1 / 0 for a finished game from
+    the agent's side, ``OPPONENT_WON`` after an illegal action; else 0), the observation
+    ``obs[i]`` (the agent's plane, then the opponent's) and the legal-move mask (none after
+    an illegal action) into both ``masks[i]`` and ``kept_masks[i]``, and ``needs_reset[i] =
+    terminated[i]``."""
+    obs_cells = obs.reshape(obs.size)
+    mask_cells = masks.reshape(masks.size).view(np.uint8)
+    obs_words, mask_words = words_of(obs_cells), words_of(mask_cells)
+    obs_pending, obs_count, obs_at = ZERO, 0, 0
+    mask_pending, mask_count, mask_at = ZERO, 0, 0
+    for i in range(me.shape[0]):
+        bad = illegal[i]
+        side = agent_side[i]
+        cells = legal(me[i], opp[i])
+        done = bad or cells == ZERO
+        outcome = 0
+        if bad:
+            outcome = OPPONENT_WON
+        elif done:
+            outcome = result(opp[i], to_move[i], side)
+        winner[i] = outcome
+        rewards[i] = outcome
+        terminated[i] = needs_reset[i] = done
+        mine, theirs = (me[i], opp[i]) if to_move[i] == side else (opp[i], me[i])
+        obs_pending, obs_count, obs_at = put(obs_words, obs_pending, obs_count, obs_at,
+                                             mine | theirs << PLANE, 2 * CELLS)
+        mask_pending, mask_count, mask_at = put(mask_words, mask_pending, mask_count, mask_at,
+                                                ZERO if bad else cells, CELLS)
+    finish(obs_cells, obs_pending, obs_count, obs_at)
+    finish(mask_cells, mask_pending, mask_count, mask_at)
+    copy_into(kept_masks.reshape(kept_masks.size), masks.reshape(masks.size))
+
+
+def publish(fields: tuple[np.ndarray, ...], agent_side: np.ndarray, illegal: np.ndarray,
+            score_reward: bool, out: Any, kept_masks: np.ndarray,
+            needs_reset: np.ndarray) -> None:
+    """``publish_cells`` into the fresh outputs ``out`` (``envs.kernels.Outputs``) and the
+    env's kept masks ``kept_masks`` (tic-tac-toe has no score: ``score_reward`` is never
+    set)."""
+    me, opp, to_move = fields
+    publish_cells(me, opp, to_move, agent_side, illegal, out.obs, out.masks, kept_masks,
+                  out.winner, out.rewards, out.terminated, needs_reset)
+
+
+__all__ = ["FIELDS", "arrays", "begin_step", "publish", "publish_cells"]
