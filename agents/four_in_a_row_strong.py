@@ -11,11 +11,14 @@ within a budget of ``EXACT_BUDGET`` positions.
 
 The heuristics and the search are compiled (``agents.four_in_a_row_search``); ``HEURISTICS``
 gives the same heuristics to ``agents.search.search``, and the player's moves are that
-search's over them.
+search's over them. ``FourInARowAlphaBeta.act_many`` (``search_many``) plays a batch of
+games in compiled loops, each drawing from its own generator: the moves and generator
+states of ``act`` game by game.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -29,9 +32,11 @@ from boardgym.agents.four_in_a_row_search import (  # noqa: F401  (the heuristic
     W_THREAT,
     WIN_NOW,
 )
+from boardgym.agents.mcts import handles_of, holding, permute, words_array
 from boardgym.agents.search import AlphaBetaAgent, Heuristics, alphabeta_factory
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
+from boardgym.envs.games.compiled import entry
 from boardgym.envs.games.core import Game
 from boardgym.envs.games.four_in_a_row import State
 from boardgym.envs.games.four_in_a_row_bits import board_words
@@ -83,6 +88,73 @@ HEURISTICS = Heuristics(rules=rules, evaluate=evaluate, order=ordered_moves,
                         key=lambda state: (state.me, state.opp), exact_budget=EXACT_BUDGET)
 
 
+@entry("void(u8[::1], u8[::1], u8[::1], u8[::1], i8[:, ::1], i8[::1], intp[::1], intp[::1])")
+def shuffled_columns(me: np.ndarray, opp: np.ndarray, words: np.ndarray,
+                     heuristic: np.ndarray, orders: np.ndarray, counts: np.ndarray,
+                     functions: np.ndarray, states: np.ndarray) -> None:
+    """The root order of each unfinished game ``i`` of a batch, game after game: its
+    ``ordered_columns`` shuffled by ``rng.permutation`` drawn through the handles
+    ``(functions[i], states[i])`` (``mcts.handles_of``), into ``orders[i, :counts[i]]``."""
+    for i in range(me.shape[0]):
+        counts[i] = compiled.ordered_columns(me[i], opp[i], words, heuristic, orders[i])
+        permute(orders[i], counts[i], functions[i], states[i])
+
+
+@entry("i8(u8[::1], u8[::1], i8[:, ::1], i8[::1], i8, i8, u8[::1], u8[::1], u8[::1], i8[::1], "
+       "f8[::1], i8[::1], i8[::1], i8)")
+def search_batch(me: np.ndarray, opp: np.ndarray, orders: np.ndarray, counts: np.ndarray,
+                 depth: int, budget: int, words: np.ndarray, heuristic: np.ndarray,
+                 keys: np.ndarray, meta: np.ndarray, values: np.ndarray, stats: np.ndarray,
+                 out: np.ndarray, start: int) -> int:
+    """``search_kernel``'s move into ``out[i]`` for each game ``i`` from ``start`` on, over its
+    root moves ``orders[i, :counts[i]]``, each search a new generation of the table
+    (``keys``, ``meta``, ``values``, ``stats``: a ``Table``'s); the first game whose search
+    fills the table (grow it and go on from there), or the number of games."""
+    for i in range(start, me.shape[0]):
+        stats[compiled.GENERATION] += 1
+        out[i] = compiled.search_kernel(
+            me[i], opp[i], orders[i, :counts[i]].copy(), depth,
+            compiled.exact_plies(me[i], opp[i], words), budget, words, heuristic, keys, meta,
+            values, stats)[0]
+        if stats[compiled.STATUS] == compiled.TABLE_FULL:
+            return i
+    return me.shape[0]
+
+
+def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator],
+                budget: int = EXACT_BUDGET, table: compiled.Table = compiled.TABLE
+                ) -> np.ndarray:
+    """``four_in_a_row_search.search(unbatch(state, k), depth, rngs[k], budget).move`` for
+    each game ``k`` of the batched ``state``, in compiled loops: first every game's root
+    order is drawn, game after game (``shuffled_columns``), then the games are searched
+    (``search_batch``). The same moves, and each generator left in the state of that
+    game-by-game loop (one given for several games draws for them in turn).
+
+    Raises:
+        ValueError: ``depth`` < 1, a finished game, not one numpy Generator per game.
+    """
+    me, opp = words_array(state.me), words_array(state.opp)
+    if depth < 1:
+        raise ValueError(f"search depth must be at least 1 ply, got {depth}")
+    if not np.asarray(rules.legal_bits(state)).all():
+        raise ValueError("cannot search a finished game: there is no move to choose")
+    if len(rngs) != len(me):
+        raise ValueError(f"act_many needs one generator per game: {len(me)} games, "
+                         f"{len(rngs)} generators")
+    words, heuristic = board_words(state.geom), compiled.heuristic_words(state.geom)
+    orders = np.empty((len(me), state.geom.columns), dtype=np.int64)
+    counts = np.empty(len(me), dtype=np.int64)
+    functions, addresses = handles_of(rngs)
+    with holding(rngs):
+        shuffled_columns(me, opp, words, heuristic, orders, counts, functions, addresses)
+    moves, start = np.empty(len(me), dtype=np.int64), 0
+    while (start := search_batch(me, opp, orders, counts, depth, budget, words, heuristic,
+                                 table.keys, table.meta, table.values, table.stats, moves,
+                                 start)) < len(me):
+        table.grow()
+    return moves
+
+
 class FourInARowAlphaBeta(AlphaBetaAgent):
     """``AlphaBetaAgent`` over ``HEURISTICS`` whose search is the compiled one: the same move
     as ``agents.search.search(state, HEURISTICS, depth, rng)``, many times faster."""
@@ -90,6 +162,11 @@ class FourInARowAlphaBeta(AlphaBetaAgent):
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The searched move for the side to move."""
         return compiled.search(state, self.depth, check_rng(rng)).move
+
+    def act_many(self, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """``act`` in each game ``k`` of the batched ``state`` with ``rngs[k]``: the moves
+        and generator states of that game-by-game loop, faster (``search_many``)."""
+        return search_many(state, self.depth, rngs)
 
 
 _spec = alphabeta_factory(lambda _: HEURISTICS, DEFAULT_DEPTH, MAX_DEPTH)

@@ -17,6 +17,11 @@ same ``rng``, leaving ``rng`` in the same state:
 - the UCT arithmetic is the same IEEE double arithmetic in the same order (no fast-math), so
   ties and "first among equals" fall the same way.
 
+``act_many`` (what ``players.act_each`` and so the vector env call) searches a batch of games
+in one compiled loop (``uct_moves``), each game drawing through its own generator's handles
+(``handles_of``), game after game: the moves and generator states of ``act`` game by game.
+``permute`` (``rng.shuffle`` over the words) serves the alpha-beta players' batches too.
+
 A position in the kernel is four ``uint64``-sized values, one layout for every game: ``me``
 (the side to move's stones), ``opp``, ``to_move`` (0: the first player) and ``legal`` (the
 side to move's legal actions as bits, 0 exactly when the game is over: Reversi's ``legal``,
@@ -28,7 +33,8 @@ a code (``REVERSI``, ``FOUR_IN_A_ROW``, ``TICTACTOE``) the kernel branches on.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import numpy as np
@@ -99,6 +105,16 @@ def _interval(largest: int, function: int, state: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def permute(values: np.ndarray, count: int, function: int, state: int) -> None:
+    """``rng.shuffle(values[:count])`` in place, drawn through ``uint32_handles(rng)``: the
+    order ``rng.permutation`` gives those values (numpy's Fisher-Yates from the end, each
+    swap index from ``random_interval``), and the generator left in the same state."""
+    for i in range(count - 1, 0, -1):
+        j = _interval(i, function, state)
+        values[i], values[j] = values[j], values[i]
+
+
+@njit(cache=True, inline="always")
 def _shuffle_bits(bits: np.uint64, out: np.ndarray, function: int, state: int) -> int:
     """Write ``Generator.permutation`` of the set bits of ``bits`` (ascending, as
     ``np.flatnonzero`` lists them) into ``out``; return their count."""
@@ -108,9 +124,7 @@ def _shuffle_bits(bits: np.uint64, out: np.ndarray, function: int, state: int) -
         out[count] = nth_set_bit(rest, 0)
         rest &= rest - ONE
         count += 1
-    for i in range(count - 1, 0, -1):
-        j = _interval(i, function, state)
-        out[i], out[j] = out[j], out[i]
+    permute(out, count, function, state)
     return count
 
 
@@ -200,21 +214,14 @@ def _best_child(node: int, exploration: float, counts: np.ndarray, reward: np.nd
     return best
 
 
-@entry("i8(i8, u8, u8, i8, u8, i8, f8, u8[::1], intp, intp)")
-def uct_move(game: int, me: np.uint64, opp: np.uint64, to_move: int, legal: np.uint64,
-             playouts: int, exploration: float, words: np.ndarray, function: int,
-             state: int) -> int:
-    """``MCTSAgent``'s move in the unfinished position ``(me, opp, to_move, legal)`` of
-    ``game``: ``playouts`` UCT playouts with the constant ``exploration``, drawing from the
-    bit generator of ``uint32_handles`` exactly as ``MCTSAgent`` draws from its ``rng``; the
-    most visited child of the root (the first among equals)."""
-    size = playouts + 1
-    bits = np.empty((size, 3), dtype=np.uint64)
-    counts = np.empty((size, 6), dtype=np.int64)
-    reward = np.zeros(size, dtype=np.float64)
-    moves = np.empty((size, MAX_MOVES), dtype=np.int8)
-    children = np.empty((size, MAX_MOVES), dtype=np.int32)
-    path = np.empty(size, dtype=np.int64)
+@njit(cache=True)
+def _search(game: int, me: np.uint64, opp: np.uint64, to_move: int, legal: np.uint64,
+            playouts: int, exploration: float, words: np.ndarray, function: int, state: int,
+            tree: tuple) -> int:  # type: ignore[type-arg]
+    """``uct_move`` in the tree arrays ``tree`` (``_tree``'s, room for ``playouts + 1``
+    nodes or more; their old contents are overwritten)."""
+    bits, counts, reward, moves, children, path = tree
+    reward[:] = 0.0
     _add_node(ROOT, me, opp, to_move, legal, 1 - to_move, NO_NODE, bits, counts, moves, function,
               state)
     nodes = 1
@@ -253,6 +260,49 @@ def uct_move(game: int, me: np.uint64, opp: np.uint64, to_move: int, legal: np.u
     return int(counts[best, MOVE])
 
 
+@njit(cache=True)
+def _tree(playouts: int) -> tuple:  # type: ignore[type-arg]
+    """The arrays of a tree of ``playouts + 1`` nodes: ``(bits, counts, reward, moves,
+    children, path)``."""
+    size = playouts + 1
+    return (np.empty((size, 3), dtype=np.uint64), np.empty((size, 6), dtype=np.int64),
+            np.zeros(size, dtype=np.float64), np.empty((size, MAX_MOVES), dtype=np.int8),
+            np.empty((size, MAX_MOVES), dtype=np.int32), np.empty(size, dtype=np.int64))
+
+
+@entry("i8(i8, u8, u8, i8, u8, i8, f8, u8[::1], intp, intp)")
+def uct_move(game: int, me: np.uint64, opp: np.uint64, to_move: int, legal: np.uint64,
+             playouts: int, exploration: float, words: np.ndarray, function: int,
+             state: int) -> int:
+    """``MCTSAgent``'s move in the unfinished position ``(me, opp, to_move, legal)`` of
+    ``game``: ``playouts`` UCT playouts with the constant ``exploration``, drawing from the
+    bit generator of ``uint32_handles`` exactly as ``MCTSAgent`` draws from its ``rng``; the
+    most visited child of the root (the first among equals)."""
+    return _search(game, me, opp, to_move, legal, playouts, exploration, words, function,
+                   state, _tree(playouts))
+
+
+@entry("i8[::1](i8, u8[::1], u8[::1], i8[::1], u8[::1], i8, f8, u8[::1], intp[::1], "
+       "intp[::1])")
+def uct_moves(game: int, me: np.ndarray, opp: np.ndarray, to_move: np.ndarray,
+              legal: np.ndarray, playouts: int, exploration: float, words: np.ndarray,
+              functions: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """``uct_move`` in each game ``i`` of a batch of unfinished positions, one after another,
+    game ``i`` drawing through its own handles ``(functions[i], states[i])`` (the same
+    handles may serve several games: they then draw in turn, game by game)."""
+    tree = _tree(playouts)
+    out = np.empty(me.shape[0], dtype=np.int64)
+    for i in range(me.shape[0]):
+        out[i] = _search(game, me[i], opp[i], to_move[i], legal[i], playouts, exploration,
+                         words, functions[i], states[i], tree)
+    return out
+
+
+def words_array(bits: Any) -> np.ndarray:
+    """A batch's bitboards as the contiguous ``uint64`` array the batch kernels take."""
+    return np.ascontiguousarray(bits, dtype=np.uint64).reshape(-1)
+
+
 def _no_words(state: Any) -> np.ndarray:
     return NO_WORDS
 
@@ -267,6 +317,28 @@ KERNEL_GAMES: dict[str, tuple[int, Callable[[Any], np.ndarray]]] = {
     "tictactoe": (TICTACTOE, _no_words),
 }
 """Per game name: its ``uct_move`` code and the ``words`` table of a state."""
+
+
+def handles_of(rngs: Sequence[np.random.Generator]) -> tuple[np.ndarray, np.ndarray]:
+    """``uint32_handles`` of each generator (checked with ``check_rng``), as the two
+    ``intp`` arrays the batch kernels take: the functions' and the states' addresses.
+
+    Raises:
+        ValueError: one of ``rngs`` is no numpy Generator.
+    """
+    pairs = [uint32_handles(check_rng(rng)) for rng in rngs]
+    functions = np.array([function for function, _ in pairs], dtype=np.intp)
+    return functions, np.array([address for _, address in pairs], dtype=np.intp)
+
+
+@contextmanager
+def holding(rngs: Sequence[np.random.Generator]) -> Iterator[None]:
+    """Hold the lock of each distinct generator of ``rngs`` (a generator given twice is
+    locked once), as numpy holds a generator's lock while it draws."""
+    with ExitStack() as stack:
+        for rng in {id(rng): rng for rng in rngs}.values():
+            stack.enter_context(rng.bit_generator.lock)
+        yield
 
 
 class CompiledMCTSAgent:
@@ -309,6 +381,28 @@ class CompiledMCTSAgent:
             return int(uct_move(self.code, np.uint64(state.me), np.uint64(state.opp),
                                 int(state.to_move), np.uint64(legal), self.playouts,
                                 self.exploration, self.words_of(state), function, address))
+
+    def act_many(self, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        """``act`` in each game ``k`` of the batched ``state`` with ``rngs[k]``, in one
+        compiled loop (``uct_moves``): the moves of ``players.act_each``'s game-by-game
+        loop, and the generators left in the same states (one given for several games
+        draws for them in turn).
+
+        Raises:
+            ValueError: a generator that is no numpy Generator, or a finished game.
+        """
+        legal = np.asarray(self.rules.action_bits(state), dtype=np.uint64).reshape(-1)
+        if len(rngs) != legal.shape[0]:
+            raise ValueError(f"act_many needs one generator per game: {legal.shape[0]} "
+                             f"games, {len(rngs)} generators")
+        if not legal.all():
+            raise ValueError("cannot search a finished game: there is no move to choose")
+        functions, addresses = handles_of(rngs)
+        with holding(rngs):
+            return uct_moves(self.code, words_array(state.me), words_array(state.opp),
+                             np.ascontiguousarray(state.to_move, dtype=np.int64).reshape(-1),
+                             legal, self.playouts, self.exploration, self.words_of(state),
+                             functions, addresses)
 
 
 def compiled_mcts_player(record: Game, arg: str | None) -> CompiledMCTSAgent:

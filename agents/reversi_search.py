@@ -29,7 +29,6 @@ from numba import njit, types
 
 from boardgym.agents.search import WIN, SearchResult, decisive
 from boardgym.agents.solvers import reversi as solver
-from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.compiled import ONE, ZERO, entry, lowest_bit, popcount, to_front
 from boardgym.envs.games.reversi import State
@@ -432,6 +431,29 @@ def root_order(state: State) -> np.ndarray:
     return out[:count]
 
 
+def solved(state: State, moves: np.ndarray) -> SearchResult:
+    """The search of an endgame (``ENDGAME_EMPTIES`` empty squares or fewer) with the root
+    order ``moves``: the first best of them by ``compiled_endgame``'s values."""
+    values, nodes = compiled_endgame(state)
+    best = max(moves.tolist(), key=values.__getitem__)  # the first best in that order
+    return SearchResult(best, values[best], CELLS - int(state.me | state.opp).bit_count(),
+                        True, nodes)
+
+
+def check_search(depth: int, unfinished: bool) -> None:
+    """Refuse a search ``depth`` out of range, or a finished game (not ``unfinished``).
+
+    Raises:
+        ValueError: ``depth`` < 1 or above ``MAX_SEARCH_DEPTH``, or a finished game.
+    """
+    if depth < 1:
+        raise ValueError(f"search depth must be at least 1 ply, got {depth}")
+    if depth > MAX_SEARCH_DEPTH:
+        raise ValueError(f"search depth must be at most {MAX_SEARCH_DEPTH} plies, got {depth}")
+    if not unfinished:
+        raise ValueError("cannot search a finished game: there is no move to choose")
+
+
 def search(state: State, depth: int, rng: np.random.Generator) -> SearchResult:
     """``agents.search.search(state, heuristics, depth, rng)`` over this module's heuristics
     (``reversi_strong.HEURISTICS``), compiled, with the same result: one
@@ -442,18 +464,11 @@ def search(state: State, depth: int, rng: np.random.Generator) -> SearchResult:
         ValueError: ``depth`` < 1 or above ``MAX_SEARCH_DEPTH``, or ``state`` is a finished
             game.
     """
-    if depth < 1:
-        raise ValueError(f"search depth must be at least 1 ply, got {depth}")
-    if depth > MAX_SEARCH_DEPTH:
-        raise ValueError(f"search depth must be at most {MAX_SEARCH_DEPTH} plies, got {depth}")
-    if rules.is_terminal(state):
-        raise ValueError("cannot search a finished game: there is no move to choose")
+    check_search(depth, bool(state.legal))
     moves = rng.permutation(root_order(state))
     empties = CELLS - int(state.me | state.opp).bit_count()
     if empties <= ENDGAME_EMPTIES:
-        values, nodes = compiled_endgame(state)
-        best = max(moves.tolist(), key=values.__getitem__)  # the first best in that order
-        return SearchResult(best, values[best], empties, True, nodes)
+        return solved(state, moves)
     while True:
         root = moves.copy()
         move, value, completed, exact = deepen(np.uint64(int(state.me)),

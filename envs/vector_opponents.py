@@ -5,7 +5,8 @@ checkpoint path), a list of N of them, or a sampler ``sampler(rng) -> spec`` cal
 sub-env each time a new game starts there, with that sub-env's generator (the rule is in
 ``envs.vector``'s module docstring). ``Opponents`` keeps one player per distinct spec (a
 group): a spec with a batched twin (``players.make_batched``) moves for its whole group at
-once, any other player moves game by game, each game drawing from its sub-env's generator.
+once, any other player moves game by game, each game drawing from its sub-env's generator
+(in one call where the player offers ``act_many``: ``players.act_each``).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ class Opponent:
     def __init__(self, record: Game, spec: Any, options: dict[str, Any]) -> None:
         self.record, self.spec, self.options = record, spec, options
         self._make()
-        if self.single is not None:
+        if self.single is not None and not players.plays_many(self.single):
             gym.logger.warn(
                 f"opponent {spec!r} has no batched version; it runs game by game (slow). "
                 f"Batched opponents: {players.batched_names(record)}")

@@ -9,7 +9,9 @@ a *loader* understands (a checkpoint path). ``register`` adds a named player for
 with ``game=None``, for every game (``random``, ``alphabeta``, ``mcts``). A player may have a
 *batched twin* that picks moves for N games at once (``BatchedPlayer``), and a game may give a
 named player a *compiled twin* (``register_compiled``): a numba kernel that plays that
-player's replies in N games, which the vector env calls inside its compiled step.
+player's replies in N games, which the vector env calls inside its compiled step. A player
+without a batched twin may offer ``act_many`` (see ``Agent``): its moves in N games, each
+drawing from its own generator, in one call (``act_each``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ from boardgym.envs.games.core import Game, unbatch
 
 @runtime_checkable
 class Agent(Protocol):
-    """A player: picks a legal action for the side to move of a rules state."""
+    """A player: picks a legal action for the side to move of a rules state.
+
+    A player may also offer ``act_many(state, rngs) -> np.ndarray`` (not part of the
+    protocol: ``act`` alone makes an ``Agent``): its move in each game ``k`` of the batched
+    ``state`` drawing from ``rngs[k]``, exactly the moves of calling ``act`` game after game
+    (``rngs[k]`` for game ``k``, in order: a generator given for several games draws for
+    them in turn) and leaving every generator in the same state, only faster (one compiled
+    loop). ``act_each`` uses it where it is offered.
+    """
 
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """A legal action in ``state`` (not terminal), using only ``rng`` for randomness."""
@@ -41,9 +51,17 @@ class BatchedPlayer(Protocol):
         ...
 
 
+def plays_many(agent: Any) -> bool:
+    """Whether ``agent`` offers ``act_many`` (see ``Agent``): ``act_each`` is then fast."""
+    return callable(getattr(agent, "act_many", None))
+
+
 def act_each(agent: Agent, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
     """``agent``'s move in each game of the batched ``state``, one game after another, game
-    ``k`` drawing from ``rngs[k]``."""
+    ``k`` drawing from ``rngs[k]``: its ``act_many`` where it has one (the same moves and
+    generator states), else ``act`` game by game."""
+    if plays_many(agent):
+        return np.asarray(agent.act_many(state, rngs), dtype=np.int64)  # type: ignore[attr-defined]
     return np.array([agent.act(unbatch(state, k), rng) for k, rng in enumerate(rngs)],
                     dtype=np.int64)
 
@@ -203,5 +221,5 @@ def batched_names(record: Game) -> list[str]:
 
 __all__ = ["Agent", "BatchedFactory", "BatchedPlayer", "CompiledFactory", "CompiledTwin", "Entry",
            "Loader", "PlayerFactory", "act_each", "batched_names", "entries", "make",
-           "make_batched", "make_compiled", "register", "register_compiled",
+           "make_batched", "make_compiled", "plays_many", "register", "register_compiled",
            "register_loader"]
