@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numba import types
 
+from boardgym.agents import reversi_search
 from boardgym.agents.base import check_rng
 from boardgym.agents.mcts import handles_of, holding, permute, words_array
 from boardgym.agents.reversi_search import (
@@ -34,7 +35,6 @@ from boardgym.agents.reversi_search import (
     FASTEST_FIRST_MIN_EMPTIES,
     FILLED,
     ROW,
-    TABLE,
     TABLE_TYPE,
     check_search,
     compiled_endgame,
@@ -176,9 +176,10 @@ def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator]) -
     for k in np.flatnonzero(endgame).tolist():
         moves[k] = solved(unbatch(state, k), orders[k, :counts[k]]).move
     start = 0
-    while (start := deepen_batch(me, opp, orders, counts, ~endgame, depth, TABLE.arrays,
+    table = reversi_search.TABLE  # the single search's, looked up when called
+    while (start := deepen_batch(me, opp, orders, counts, ~endgame, depth, table.arrays,
                                  moves, start)) < len(me):
-        TABLE.grow()
+        table.grow()
     return moves
 
 
