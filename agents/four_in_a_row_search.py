@@ -126,8 +126,8 @@ def _line_score(bits: np.uint64, heuristic: np.ndarray, groups_at: np.int64) -> 
     """Per own token, the possible lines through its cell."""
     score = np.int64(0)
     for g in range(np.int64(heuristic[GROUPS])):
-        score += np.int64(heuristic[groups_at + 2 * g]) * np.int64(popcount(
-            bits & heuristic[groups_at + 2 * g + 1]))
+        score += np.int64(heuristic[groups_at + 2 * g]) * popcount(
+            bits & heuristic[groups_at + 2 * g + 1])
     return score
 
 
@@ -144,7 +144,7 @@ def evaluate(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.nda
         return -WIN_NOW
     groups_at = CENTRE + np.int64(words[COLUMNS])
     lines = _line_score(me, heuristic, groups_at) - _line_score(opp, heuristic, groups_at)
-    threat_margin = np.int64(popcount(mine)) - np.int64(popcount(theirs))
+    threat_margin = popcount(mine) - popcount(theirs)
     return W_THREAT * float(threat_margin) + W_LINE * float(lines)
 
 
@@ -176,7 +176,7 @@ def ordered_columns(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic:
 @entry("i8(u8, u8, u8[::1])")
 def empty_cells(me: np.uint64, opp: np.uint64, words: np.ndarray) -> np.int64:
     """The number of empty cells."""
-    return np.int64(popcount(words[BOARD] ^ (me | opp)))
+    return popcount(words[BOARD] ^ (me | opp))
 
 
 @entry("f8(u8, u8, b1, u8[::1])")

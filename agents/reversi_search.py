@@ -86,13 +86,6 @@ LINE = np.uint64(8 - 1)
 """Fill steps that cover a whole line."""
 
 
-@njit(cache=True, inline="always")
-def _count(bits: np.uint64) -> int:
-    """The number of set bits of ``bits``, as a signed integer (``popcount`` gives a
-    ``uint64``, whose differences would wrap)."""
-    return int(np.int64(popcount(bits)))
-
-
 @njit(cache=True)
 def _anchor(filled: np.uint64, axis: int) -> np.uint64:
     """The squares safe along ``axis`` whatever their neighbours hold: the board's rim
@@ -144,8 +137,8 @@ def _stable_difference(me: np.uint64, opp: np.uint64) -> int:
         return 0
     a0, a1, a2, a3 = (_anchor(filled, 0), _anchor(filled, 1), _anchor(filled, 2),
                       _anchor(filled, 3))
-    return _count(_grow_stable(me, a0, a1, a2, a3)) - _count(_grow_stable(opp, a0, a1,
-                                                                              a2, a3))
+    return (popcount(_grow_stable(me, a0, a1, a2, a3))
+            - popcount(_grow_stable(opp, a0, a1, a2, a3)))
 
 
 @njit(cache=True)
@@ -169,15 +162,15 @@ def evaluate(me: np.uint64, opp: np.uint64, legal: np.uint64) -> float:
     my_x = my_c = their_x = their_c = 0
     for corner in range(4):
         if not (filled >> CORNER_CELLS[corner]) & ONE:
-            my_x += _count(me & X_SQUARES[corner])
-            my_c += _count(me & C_SQUARES[corner])
-            their_x += _count(opp & X_SQUARES[corner])
-            their_c += _count(opp & C_SQUARES[corner])
+            my_x += popcount(me & X_SQUARES[corner])
+            my_c += popcount(me & C_SQUARES[corner])
+            their_x += popcount(opp & X_SQUARES[corner])
+            their_c += popcount(opp & C_SQUARES[corner])
     corners = np.uint64(CORNERS)
-    return (W_MOBILITY * (_count(legal) - _count(legal_moves(opp, me)))
-            + W_CORNER * (_count(me & corners) - _count(opp & corners))
+    return (W_MOBILITY * (popcount(legal) - popcount(legal_moves(opp, me)))
+            + W_CORNER * (popcount(me & corners) - popcount(opp & corners))
             + W_STABLE * _stable_difference(me, opp)
-            + W_FRONTIER * (_count(me & near_empty) - _count(opp & near_empty))
+            + W_FRONTIER * (popcount(me & near_empty) - popcount(opp & near_empty))
             + W_X_SQUARE * (my_x - their_x) + W_C_SQUARE * (my_c - their_c)
             + W_DISC * disc_difference(me, opp))
 
@@ -210,13 +203,13 @@ def order_moves(me: np.uint64, opp: np.uint64, legal: np.uint64, out: np.ndarray
             out[count] = lowest_bit(bits)
             bits &= bits - ONE
             count += 1
-    empties = CELLS - _count(me | opp)
+    empties = CELLS - popcount(me | opp)
     if not FASTEST_FIRST_MIN_EMPTIES <= empties <= ENDGAME_EMPTIES:
         return count
     for i in range(count):
         move = out[i]
         _, _, to_move, replies = play(me, opp, 0, move)
-        key = 0 if to_move == 0 else _count(replies)
+        key = 0 if to_move == 0 else popcount(replies)
         j = i
         while j > 0 and keys[j - 1] > key:
             out[j], keys[j] = out[j - 1], keys[j - 1]

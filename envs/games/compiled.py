@@ -5,7 +5,8 @@ Each function here works on one word and is compiled with ``cache=True``; the ga
 where numba inlines them. They are the compiled twins of ``bitboard``'s helpers and give the
 same values:
 
-- ``popcount`` / ``lowest_bit``: LLVM's ``ctpop`` / ``cttz`` on one 64-bit word.
+- ``popcount`` / ``lowest_bit``: LLVM's ``ctpop`` / ``cttz`` on one 64-bit word (the count
+  an ``int64``).
 - ``nth_set_bit`` / ``choose``: ``bitboard.nth_set_bit`` / ``bitboard.choose`` (the uniform
   pick among candidate bits from one 64-bit draw).
 - ``mix`` / ``stream_draw``: the vector env's splitmix64 streams (``envs.vector_streams``).
@@ -124,8 +125,9 @@ def _call_next32(typingctx: Any, function: Any, state: Any) -> Any:
 
 @njit(cache=True, inline="always")
 def popcount(word: np.uint64) -> int:
-    """The number of set bits of ``word``."""
-    return int(_ctpop(np.uint64(word)))  # type: ignore[call-arg]
+    """The number of set bits of ``word``, an ``int64`` (so that differences and negations
+    of counts are signed, never wrapping as ``uint64`` would)."""
+    return np.int64(_ctpop(np.uint64(word)))  # type: ignore[call-arg, no-any-return]
 
 
 @njit(cache=True, inline="always")
