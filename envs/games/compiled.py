@@ -127,7 +127,7 @@ def _call_next32(typingctx: Any, function: Any, state: Any) -> Any:
 def popcount(word: np.uint64) -> int:
     """The number of set bits of ``word``, an ``int64`` (so that differences and negations
     of counts are signed, never wrapping as ``uint64`` would)."""
-    return np.int64(_ctpop(np.uint64(word)))  # type: ignore[call-arg, no-any-return]
+    return np.int64(_ctpop(np.uint64(word)))  # type: ignore[call-arg, return-value]
 
 
 @njit(cache=True, inline="always")
