@@ -43,6 +43,7 @@ from boardgym.envs.settings import (
     opening_state,
     position_state,
 )
+from boardgym.envs.single_step import SingleStep, plays, single_step
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 POSITION_OPTION = "position"
@@ -146,13 +147,16 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self.action_space: spaces.Discrete = self.settings.action_space
         self._n_actions = int(self.action_space.n)
         self._action_cells = np.arange(self._n_actions)
+        self._words_live = self._stale = False
+        """The compiled step's words hold the position (``_words_live``), and ``state`` and
+        ``_legal`` are behind them until read (``_stale``): see ``envs.single_step``."""
+        self._single: SingleStep | None = single_step(self)
         self.opponent = record.default_opponent if opponent is None else opponent
         self.opening = opening
-        self.state: Any = None
+        self.state = None
         self.agent_side = AGENT_SIDE
         self.done = True
         self._legal = 0
-        """The agent's legal actions as bits (0 once the game is over)."""
         self._memo: dict[Any, tuple[np.ndarray, np.ndarray]] | None = \
             {} if self.settings.board_cells <= MEMO_CELLS else None
         """Small boards: read-only observation and mask by (position, agent side)."""
@@ -169,6 +173,37 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     def opponent(self, spec: Any) -> None:
         self._opponent = players.make(self.record, spec, self.settings.options)
         self.opponent_spec = spec
+        self._fast = self._single if plays(spec) else None
+
+    @property
+    def state(self) -> Any:
+        """The rules state of the game (None before the first reset)."""
+        if self._stale:
+            self._pull()
+        return self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._state = state
+        self._words_live = self._stale = False
+
+    @property
+    def _legal(self) -> int:
+        """The agent's legal actions as bits (0 once the game is over)."""
+        if self._stale:
+            self._pull()
+        return self._legal_bits
+
+    @_legal.setter
+    def _legal(self, legal: int) -> None:
+        self._legal_bits = legal
+
+    def _pull(self) -> None:
+        """``state`` and ``_legal`` read back from the compiled step's words."""
+        assert self._single is not None
+        self._state = self._single.pull()
+        self._legal_bits = int(self.record.rules.action_bits(self._state))
+        self._stale = False
 
     @property
     def opening(self) -> Opening | None:
@@ -185,16 +220,24 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self._opening = check_opening(opening)
 
     def __getstate__(self) -> dict[str, Any]:
-        """The env's fields; a named opponent is kept as its spec (see ``is_named_player``)."""
+        """The env's fields; a named opponent is kept as its spec (see ``is_named_player``),
+        the compiled step (its generator handles are addresses) is made again."""
+        if self._stale:
+            self._pull()
         state = self.__dict__.copy()
+        state["_words_live"] = False
+        del state["_single"], state["_fast"]
         if is_named_player(self.record, self.opponent_spec):
             del state["_opponent"]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._single = single_step(self)
         if "_opponent" not in state:
             self.opponent = self.opponent_spec
+        else:
+            self._fast = self._single if plays(self.opponent_spec) else None
 
     # -- Gymnasium API ---------------------------------------------------------------------
 
@@ -211,6 +254,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
                 opening sampler's bad position (see ``opening_state``).
         """
         super().reset(seed=seed)
+        fast = self._fast
+        if fast is not None and not options and self._opening is None:
+            started = fast.start(self)
+            if started is not None:
+                return started
         state = start_position(self.record, options, self.settings)
         if options:
             opponent_action = self._start_from(state, options[POSITION_OPTION])
@@ -240,6 +288,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
             index = action
         else:
             index = action_index(action, self._n_actions)
+        fast = self._fast
+        if fast is not None:
+            stepped = fast.step(self, index)
+            if stepped is not None:
+                return stepped
         if not self._legal >> index & 1:
             if self.illegal_action == "raise":
                 raise IllegalMoveError(f"action {index} is illegal here; legal actions: "
