@@ -15,7 +15,7 @@ import numpy as np
 
 from boardgym.agents import tictactoe as classic
 from boardgym.agents.compiled import TICTACTOE_PLAYERS
-from boardgym.envs.games.compiled import ONE, ZERO, choose, entry, stream_draw
+from boardgym.envs.games.compiled import ZERO, choose, entry, stream_draw
 from boardgym.envs.games.tictactoe_bits import CELLS, legal, play
 
 RANDOM = TICTACTOE_PLAYERS.index("random")
@@ -34,28 +34,29 @@ TABLE_OF = {TICTACTOE_PLAYERS.index("rules"): classic.RULES_TABLE,
 def respond_tabulated(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray,
                       agent_side: np.ndarray, keys: np.ndarray, counters: np.ndarray,
                       skip: np.ndarray, last: np.ndarray, code: int, table: np.ndarray) -> None:
-    """Player ``code``'s replies in each game ``i`` of a batch (``me``, ``opp``,
-    ``to_move``: the batched state's fields, changed in place) not ``skip[i]``: while the game
-    is not over and ``to_move[i] != agent_side[i]``, it advances ``counters[i]`` by one and
-    plays the candidate that ``choose`` picks with the stream word ``stream_draw(keys[i],
-    counters[i])``: among the legal cells (``RANDOM``) or ``table[me << CELLS | opp]``.
-    ``last[i]`` becomes the last move played there, or ``NO_ACTION``."""
+    """Player ``code``'s reply in each game ``i`` of a batch (``me``, ``opp``, ``to_move``:
+    the batched state's fields, changed in place) not ``skip[i]`` where the game is not over
+    and ``to_move[i] != agent_side[i]``: it advances ``counters[i]`` by one and plays the
+    candidate that ``choose`` picks with the stream word ``stream_draw(keys[i],
+    counters[i])``: among the legal cells (``RANDOM``) or ``table[me << CELLS | opp]``. The
+    agent moves next (tic-tac-toe has no passes). ``last[i]`` becomes the move played there,
+    or ``NO_ACTION``.
+
+    Branch-free: the reply is worked out in every game and kept where the opponent moves (a
+    branch on that would be mispredicted in half the games)."""
     for i in range(me.shape[0]):
-        last[i] = NO_ACTION
-        side = agent_side[i]
         mine, theirs, mover = me[i], opp[i], to_move[i]
         cells = legal(mine, theirs)
-        if skip[i] or cells == ZERO or mover == side:
-            continue
-        counter = counters[i]
-        action = NO_ACTION
-        while cells != ZERO and mover != side:
-            counter += ONE
-            candidates = cells if code == RANDOM else table[(mine << POSITION) | theirs]
-            action = choose(candidates, stream_draw(keys[i], counter))
-            mine, theirs, mover, cells = play(mine, theirs, mover, action)
-        me[i], opp[i], to_move[i] = mine, theirs, mover
-        counters[i], last[i] = counter, action
+        moving = not skip[i] and cells != ZERO and mover != agent_side[i]
+        counter = counters[i] + np.uint64(moving)
+        candidates = cells if code == RANDOM else table[(mine << POSITION) | theirs]
+        action = choose(candidates, stream_draw(keys[i], counter))
+        after_me, after_opp, after_mover, _ = play(mine, theirs, mover, action)
+        me[i] = after_me if moving else mine
+        opp[i] = after_opp if moving else theirs
+        to_move[i] = after_mover if moving else mover
+        counters[i] = counter
+        last[i] = action if moving else NO_ACTION
 
 
 def respond_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, agent_side: np.ndarray,

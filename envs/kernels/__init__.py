@@ -83,6 +83,11 @@ class CompiledStep:
         assert twin is not None
         self.twin = twin
         self.kernels: Any = importlib.import_module(KERNEL_MODULES[self.record.name])
+        self._state: Any = None
+        """The last state whose ``fields`` were taken (the kernels change them in place)."""
+        self._fields: tuple[np.ndarray, ...] = ()
+        self._masks: np.ndarray | None = None
+        """The last kept masks made contiguous and writable."""
 
     def __getstate__(self) -> dict[str, Any]:
         return {"record": self.record, "spec": self.spec, "options": self.options}
@@ -100,21 +105,34 @@ class CompiledStep:
             IllegalMoveError: with ``illegal_action="raise"``, illegal actions (nothing
                 changed).
         """
-        if env.settings.illegal_action == "raise":
+        settings = env.settings
+        if settings.illegal_action == "raise":
             refuse_illegal(env, actions)
-        n = env.num_envs
-        env.state, fields = self.kernels.arrays(env.state)
-        env._masks = np.require(env._masks, bool, ["C", "W"])
-        keys, counters = env._streams._keys, env._streams._counters
+        fields, masks = self._arrays(env)
+        n, streams, agent_side, needs_reset = env.num_envs, env._streams, env.agent_side, \
+            env._needs_reset
+        keys, counters = streams._keys, streams._counters
         out = Outputs.fresh(n, env.single_observation_space.shape, env.n_actions)
-        self.kernels.begin_step(*fields, env.agent_side, env._first_codes, env._needs_reset,
-                                keys, counters, env._masks, actions, out.illegal)
-        self.twin.respond_batch(*fields, env.agent_side, keys, counters, out.illegal,
+        self.kernels.begin_step(*fields, agent_side, env._first_codes, needs_reset, keys,
+                                counters, masks, actions, out.illegal)
+        self.twin.respond_batch(*fields, agent_side, keys, counters, out.illegal,
                                 out.opponent_action, self.twin.code)
-        self.kernels.publish(fields, env.agent_side, out.illegal,
-                             env.settings.reward == "score", out, env._masks, env._needs_reset)
+        self.kernels.publish(fields, agent_side, out.illegal, settings.reward == "score", out,
+                             masks, needs_reset)
         return out.obs, out.rewards, out.terminated, np.zeros(n, dtype=bool), \
             info_of(out, env.record.scored)
+
+    def _arrays(self, env: Any) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """The kernels' fields of ``env.state`` and its kept masks, made contiguous and
+        writable where the Python path (a reset) left them otherwise, and put back into
+        ``env``; what the last step took when ``env`` still holds those objects."""
+        if env.state is not self._state:
+            env.state, self._fields = self.kernels.arrays(env.state)
+            self._state = env.state
+        masks = env._masks
+        if masks is not self._masks:
+            masks = env._masks = self._masks = np.require(masks, bool, ["C", "W"])
+        return self._fields, masks
 
 
 def refuse_illegal(env: Any, actions: np.ndarray) -> None:

@@ -33,14 +33,15 @@ from boardgym.envs.games.four_in_a_row_bits import (
     legal_columns,
     play,
 )
-from boardgym.envs.kernels.cells import BYTE_BITS, copy_into, finish, put, put_wide, words_of
+from boardgym.envs.kernels.cells import flat, flat_bool, put
 from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
 from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
 
 TOP_BIT = np.uint64(63)
-BYTE = np.uint64(0xFF)
+BYTE_BITS = 8
+BYTE, BYTE_SHIFT = np.uint64(0xFF), np.uint64(BYTE_BITS)
 COLUMN_BYTES = 2
-"""Bytes of a column's bits (at most 15 rows)."""
+"""Bytes of a column's bits (at most 15 rows: ``row_major`` reads both)."""
 FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64), ("won", np.bool_))
 """The state's fields the kernels change, and their types (then the size's ``words``)."""
 
@@ -106,12 +107,10 @@ def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, won: np.nda
 def row_major(plane: np.uint64, words: np.ndarray, tables: np.ndarray) -> np.uint64:
     """The cells of ``plane`` in row-major order, row 0 at the top (``cell_tables``)."""
     height = words[HEIGHT]
-    column_bytes = (int(words[ROWS]) + BYTE_BITS - 1) // BYTE_BITS
     cells = ZERO
     for c in range(int(words[COLUMNS])):
         column = (plane & words[COLUMN_MASKS + c]) >> (height * np.uint64(c))
-        for k in range(column_bytes):
-            cells |= tables[c, k, (column >> np.uint64(BYTE_BITS * k)) & BYTE]
+        cells |= tables[c, 0, column & BYTE] | tables[c, 1, column >> BYTE_SHIFT]
     return cells
 
 
@@ -140,13 +139,9 @@ def publish_cells(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, won: np.
     ``obs[i]`` (the agent's plane, then the opponent's, ``tables`` the size's
     ``cell_tables``) and the playable columns (none after an illegal action) into both
     ``masks[i]`` and ``kept_masks[i]``, and ``needs_reset[i] = terminated[i]``."""
-    cells_per_plane = int(words[ROWS] * words[COLUMNS])
+    plane_cells = int(words[ROWS] * words[COLUMNS])
     columns = int(words[COLUMNS])
-    obs_cells = obs.reshape(obs.size)
-    mask_cells = masks.reshape(masks.size).view(np.uint8)
-    obs_words, mask_words = words_of(obs_cells), words_of(mask_cells)
-    obs_pending, obs_count, obs_at = ZERO, 0, 0
-    mask_pending, mask_count, mask_at = ZERO, 0, 0
+    obs_cells, mask_cells, kept_cells = flat(obs), flat_bool(masks), flat_bool(kept_masks)
     for i in range(me.shape[0]):
         bad = illegal[i]
         side = agent_side[i]
@@ -155,15 +150,11 @@ def publish_cells(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, won: np.
         winner[i] = rewards[i] = outcome(bad, done, won[i], to_move[i], side)
         terminated[i] = needs_reset[i] = done
         mine, theirs = (me[i], opp[i]) if to_move[i] == side else (opp[i], me[i])
-        for plane in (mine, theirs):
-            obs_pending, obs_count, obs_at = put_wide(
-                obs_words, obs_pending, obs_count, obs_at, row_major(plane, words, tables),
-                cells_per_plane)
-        mask_pending, mask_count, mask_at = put(mask_words, mask_pending, mask_count, mask_at,
-                                                ZERO if bad else playable, columns)
-    finish(obs_cells, obs_pending, obs_count, obs_at)
-    finish(mask_cells, mask_pending, mask_count, mask_at)
-    copy_into(kept_masks.reshape(kept_masks.size), masks.reshape(masks.size))
+        at = put(obs_cells, 2 * plane_cells * i, row_major(mine, words, tables), plane_cells)
+        put(obs_cells, at, row_major(theirs, words, tables), plane_cells)
+        shown = ZERO if bad else playable
+        put(mask_cells, columns * i, shown, columns)
+        put(kept_cells, columns * i, shown, columns)
 
 
 def publish(fields: tuple[np.ndarray, ...], agent_side: np.ndarray, illegal: np.ndarray,

@@ -5,8 +5,8 @@ replies (``envs.kernels`` runs them; the replies come from the opponent's compil
 ``publish`` writes what the step returns. Each does in one compiled loop what the vector env's
 Python path does for a next-step autoreset step against a batched opponent, with the same
 values and the same stream draws (``envs.vector``'s module docstring). Cell ``k`` of a plane
-is bit ``k`` of its word (``tictactoe_bits``), so a sub-env's observation is the 18 bits
-``mine | theirs << 9`` written one byte a cell (``envs.kernels.cells``).
+is bit ``k`` of its word (``tictactoe_bits``), so a sub-env's observation is the words of
+its two planes written one byte a cell (``envs.kernels.cells``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,11 @@ import numpy as np
 from boardgym.envs.games import tictactoe as rules
 from boardgym.envs.games.compiled import ONE, ZERO, entry, stream_draw
 from boardgym.envs.games.tictactoe_bits import CELLS, legal, play, result
-from boardgym.envs.kernels.cells import copy_into, finish, put, words_of
+from boardgym.envs.kernels.cells import flat, flat_bool, put
 from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
 from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
 
 TOP_BIT = np.uint64(63)
-PLANE = np.uint64(CELLS)
 FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64))
 """The state's fields the kernels take, and their types."""
 
@@ -76,11 +75,7 @@ def publish_cells(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray,
     ``obs[i]`` (the agent's plane, then the opponent's) and the legal-move mask (none after
     an illegal action) into both ``masks[i]`` and ``kept_masks[i]``, and ``needs_reset[i] =
     terminated[i]``."""
-    obs_cells = obs.reshape(obs.size)
-    mask_cells = masks.reshape(masks.size).view(np.uint8)
-    obs_words, mask_words = words_of(obs_cells), words_of(mask_cells)
-    obs_pending, obs_count, obs_at = ZERO, 0, 0
-    mask_pending, mask_count, mask_at = ZERO, 0, 0
+    obs_cells, mask_cells, kept_cells = flat(obs), flat_bool(masks), flat_bool(kept_masks)
     for i in range(me.shape[0]):
         bad = illegal[i]
         side = agent_side[i]
@@ -95,13 +90,10 @@ def publish_cells(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray,
         rewards[i] = outcome
         terminated[i] = needs_reset[i] = done
         mine, theirs = (me[i], opp[i]) if to_move[i] == side else (opp[i], me[i])
-        obs_pending, obs_count, obs_at = put(obs_words, obs_pending, obs_count, obs_at,
-                                             mine | theirs << PLANE, 2 * CELLS)
-        mask_pending, mask_count, mask_at = put(mask_words, mask_pending, mask_count, mask_at,
-                                                ZERO if bad else cells, CELLS)
-    finish(obs_cells, obs_pending, obs_count, obs_at)
-    finish(mask_cells, mask_pending, mask_count, mask_at)
-    copy_into(kept_masks.reshape(kept_masks.size), masks.reshape(masks.size))
+        put(obs_cells, put(obs_cells, 2 * CELLS * i, mine, CELLS), theirs, CELLS)
+        shown = ZERO if bad else cells
+        put(mask_cells, CELLS * i, shown, CELLS)
+        put(kept_cells, CELLS * i, shown, CELLS)
 
 
 def publish(fields: tuple[np.ndarray, ...], agent_side: np.ndarray, illegal: np.ndarray,
