@@ -32,7 +32,7 @@ from boardgym.agents.four_in_a_row_search import (  # noqa: F401  (the heuristic
     W_THREAT,
     WIN_NOW,
 )
-from boardgym.agents.mcts import handles_of, holding, permute, words_array
+from boardgym.agents.mcts import drawing, permute, words_array
 from boardgym.agents.search import AlphaBetaAgent, Heuristics, alphabeta_factory
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
@@ -94,7 +94,7 @@ def shuffled_columns(me: np.ndarray, opp: np.ndarray, words: np.ndarray,
                      functions: np.ndarray, states: np.ndarray) -> None:
     """The root order of each unfinished game ``i`` of a batch, game after game: its
     ``ordered_columns`` shuffled by ``rng.permutation`` drawn through the handles
-    ``(functions[i], states[i])`` (``mcts.handles_of``), into ``orders[i, :counts[i]]``."""
+    ``(functions[i], states[i])`` (``mcts.drawing``), into ``orders[i, :counts[i]]``."""
     for i in range(me.shape[0]):
         counts[i] = compiled.ordered_columns(me[i], opp[i], words, heuristic, orders[i])
         permute(orders[i], counts[i], functions[i], states[i])
@@ -144,8 +144,7 @@ def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator],
     words, heuristic = board_words(state.geom), compiled.heuristic_words(state.geom)
     orders = np.empty((len(me), state.geom.columns), dtype=np.int64)
     counts = np.empty(len(me), dtype=np.int64)
-    functions, addresses = handles_of(rngs)
-    with holding(rngs):
+    with drawing(rngs) as (functions, addresses):
         shuffled_columns(me, opp, words, heuristic, orders, counts, functions, addresses)
     moves, start = np.empty(len(me), dtype=np.int64), 0
     while (start := search_batch(me, opp, orders, counts, depth, budget, words, heuristic,

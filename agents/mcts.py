@@ -19,7 +19,7 @@ same ``rng``, leaving ``rng`` in the same state:
 
 ``act_many`` (what ``players.act_each`` and so the vector env call) searches a batch of games
 in one compiled loop (``uct_moves``), each game drawing through its own generator's handles
-(``handles_of``), game after game: the moves and generator states of ``act`` game by game.
+(``drawing``), game after game: the moves and generator states of ``act`` game by game.
 ``permute`` (``rng.shuffle`` over the words) serves the alpha-beta players' batches too.
 
 A position in the kernel is four ``uint64``-sized values, one layout for every game: ``me``
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -332,13 +332,24 @@ def handles_of(rngs: Sequence[np.random.Generator]) -> tuple[np.ndarray, np.ndar
 
 
 @contextmanager
-def holding(rngs: Sequence[np.random.Generator]) -> Iterator[None]:
-    """Hold the lock of each distinct generator of ``rngs`` (a generator given twice is
-    locked once), as numpy holds a generator's lock while it draws."""
-    with ExitStack() as stack:
-        for rng in {id(rng): rng for rng in rngs}.values():
-            stack.enter_context(rng.bit_generator.lock)
-        yield
+def drawing(rngs: Sequence[np.random.Generator]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``handles_of(rngs)``, with the lock of each distinct generator of ``rngs`` held (a
+    generator given twice is locked once), as numpy holds a generator's lock while it draws.
+
+    Raises:
+        ValueError: one of ``rngs`` is no numpy Generator.
+    """
+    handles = handles_of(rngs)
+    locks = list({id(rng): rng.bit_generator.lock for rng in rngs}.values())
+    held = 0
+    try:
+        for lock in locks:
+            lock.acquire()
+            held += 1
+        yield handles
+    finally:
+        for lock in locks[:held]:
+            lock.release()
 
 
 class CompiledMCTSAgent:
@@ -397,8 +408,7 @@ class CompiledMCTSAgent:
                              f"games, {len(rngs)} generators")
         if not legal.all():
             raise ValueError("cannot search a finished game: there is no move to choose")
-        functions, addresses = handles_of(rngs)
-        with holding(rngs):
+        with drawing(rngs) as (functions, addresses):
             return uct_moves(self.code, words_array(state.me), words_array(state.opp),
                              np.ascontiguousarray(state.to_move, dtype=np.int64).reshape(-1),
                              legal, self.playouts, self.exploration, self.words_of(state),

@@ -27,7 +27,7 @@ from numba import types
 
 from boardgym.agents import reversi_search
 from boardgym.agents.base import check_rng
-from boardgym.agents.mcts import handles_of, holding, permute, words_array
+from boardgym.agents.mcts import drawing, permute, words_array
 from boardgym.agents.reversi_search import (
     ARRAY_I8,
     ARRAY_U8,
@@ -127,7 +127,7 @@ def shuffled_orders(me: np.ndarray, opp: np.ndarray, legal: np.ndarray, orders: 
                     counts: np.ndarray, functions: np.ndarray, states: np.ndarray) -> None:
     """The root order of each unfinished game ``i`` of a batch, game after game: its
     ``order_moves`` shuffled by ``rng.permutation`` drawn through the handles ``(functions[i],
-    states[i])`` (``mcts.handles_of``), into ``orders[i, :counts[i]]``."""
+    states[i])`` (``mcts.drawing``), into ``orders[i, :counts[i]]``."""
     keys = np.empty(ROW, dtype=np.int64)
     for i in range(me.shape[0]):
         counts[i] = order_moves(me[i], opp[i], legal[i], orders[i], keys)
@@ -168,8 +168,7 @@ def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator]) -
         raise ValueError(f"act_many needs one generator per game: {len(me)} games, "
                          f"{len(rngs)} generators")
     orders, counts = np.empty((len(me), ROW), dtype=np.int64), np.empty(len(me), np.int64)
-    functions, addresses = handles_of(rngs)
-    with holding(rngs):
+    with drawing(rngs) as (functions, addresses):
         shuffled_orders(me, opp, legal, orders, counts, functions, addresses)
     endgame = CELLS - np.bitwise_count(me | opp) <= ENDGAME_EMPTIES
     moves = np.empty(len(me), dtype=np.int64)
