@@ -1,7 +1,7 @@
 """The single env's compiled step: one kernel call a ``step`` (and a ``reset``) against the
 ``random`` opponent.
 
-``TurnBasedEnv`` takes this path (``single_step``) when its game has single-env kernels
+``TurnBasedEnv`` takes this path (``single_step``) when its game has a single-env kernel
 (``SINGLE_KERNELS``), the opponent is the spec ``"random"`` (the every-game player: a uniform
 pick among the legal moves, ``bitboard.choose`` of one raw word of ``np_random``), the
 render mode is not ``"human"`` and ``np_random``'s bit generator makes 64-bit words
@@ -10,19 +10,23 @@ agent's move (refused, with nothing changed, when it is illegal: the Python path
 handles it), the opponent's replies drawn from ``np_random``'s own words exactly as the
 Python player draws them (passes included), the end of the game, and the observation and
 mask written into fresh arrays. A reset without a position option or an opening sampler is
-one call of the ``start`` kernel (the first player drawn as ``settings.draw_agent_side``
-draws it). Everything else runs the env's Python path, which is the reference: the same seed
-and actions give the same observations, opponent moves, rewards and infos on both.
+one call of the same kernel (a new game: the first player drawn as
+``settings.draw_agent_side`` draws it, then the opponent's replies). Everything else runs the
+env's Python path, which is the reference: the same seed and actions give the same
+observations, opponent moves, rewards and infos on both.
 
 The kernels keep the position in a small ``uint64`` array (``words``); the env's ``state``
 is rebuilt from it only when read (``pull``), and a position set by the Python path is
 written into it before the next compiled step (``push``).
 
-A game's kernel module offers ``words(initial) -> array`` (the array of that board),
-``push(words, state, agent_side)``, ``pull(words, base) -> state`` (``base``: the state last
-pushed, for what the words do not hold, such as four-in-a-row's board and move order),
-``step(words, action, fn, st, obs, mask) -> code`` and ``start(words, first, fn, st, obs,
-mask) -> code``; the ``code`` packs what the step returns (``outcome``).
+A game's kernel module (``SINGLE_KERNELS``) offers ``words(initial) -> array`` (the array
+of that board), ``push(words, state, agent_side)``, ``pull(words, base) -> state``
+(``base``: the state last pushed, for what the words do not hold, such as four-in-a-row's
+board and move order), and ``step(words, move, fn, st, obs, mask) -> code``: the agent's
+``move``, or for ``move < 0`` a new game whose first player has the ``FIRST_CODES`` code
+``-1 - move``; the ``code`` packs what the step returns (``outcome``) and the agent's side.
+One kernel a game serves both, so that a cold start compiles one function (about a
+second) a game.
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ MINE_SHIFT, THEIRS_SHIFT = 10, 17
 """The agent's and the opponent's stones (7 bits each)."""
 COUNT_BITS = 0x7F
 SIDE_SHIFT = 24
-"""The agent's side (``start``)."""
+"""The agent's side."""
 ILLEGAL = -1
 """``step``'s code for an illegal action (nothing changed)."""
 _empty, _UINT8, _BOOL = np.empty, np.uint8, np.bool_
@@ -115,7 +119,6 @@ class SingleStep:
     def __init__(self, record: Any, settings: Any) -> None:
         self.kernels: Any = importlib.import_module(SINGLE_KERNELS[record.name])
         self._step = entry_point(self.kernels.step, self.kernels.SIGNATURE)
-        self._start = entry_point(self.kernels.start, self.kernels.SIGNATURE)
         self.initial = self.base = settings.initial
         self.words: np.ndarray = self.kernels.words(settings.initial)
         self.obs_shape = settings.observation_space.shape
@@ -177,8 +180,8 @@ class SingleStep:
         obs = np.empty(self.obs_shape, np.uint8)
         mask = np.empty(self.n_actions, np.bool_)
         self.base = self.initial
-        code = self._start(self.words, FIRST_CODES[env.first_player], self.function,
-                           self.address, obs, mask)
+        code = self._step(self.words, -1 - FIRST_CODES[env.first_player], self.function,
+                          self.address, obs, mask)
         env.agent_side = code >> SIDE_SHIFT & 1
         env._words_live = env._stale = True
         return obs, self.outcome(env, code, obs, mask)[4]

@@ -1,5 +1,5 @@
-"""Four-in-a-row's single-env kernels (``envs.single_step``): a step and a new game against
-the ``random`` opponent, in one compiled call each, on any board of the rules.
+"""Four-in-a-row's single-env kernel (``envs.single_step``): a step or a new game against
+the ``random`` opponent, in one compiled call, on any board of the rules.
 
 The words: the board size's table (``four_in_a_row_bits.board_words``, so that the rules'
 compiled functions read the words as their table), then ``me``, ``opp``, ``to_move``,
@@ -31,8 +31,8 @@ TRAIL = PLAYED + 1
 """Where the columns played since the push start (``words[PLAYED]`` of them)."""
 WORDS = TRAIL + WORD_BITS
 SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step`` and ``start``: the words, the action or first-player code, the generator's
-handles, the observation and the mask to fill."""
+"""``step``: the words, the move, the generator's handles, the observation and the mask
+to fill."""
 
 
 def words(initial: four_in_a_row.State) -> np.ndarray:
@@ -95,24 +95,22 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, action: int, function: int, address: int, obs: np.ndarray,
+def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
          mask: np.ndarray) -> int:
-    """The agent's ``action`` (a column), then the opponent's replies; ``ILLEGAL`` (nothing
-    changed) when the column is not playable."""
-    me, opp, won = words[ME], words[OPP], words[WON] != ZERO
-    if not (legal_columns(me, opp, won, words) >> np.uint64(action)) & ONE:
-        return ILLEGAL
-    me, opp, won = _drop(words, me, opp, action)
-    return _respond(words, me, opp, 1 - np.int64(words[TO_MOVE]), won,
-                    np.int64(words[AGENT]), function, address, obs, mask)
-
-
-@entry(SIGNATURE)
-def start(words: np.ndarray, first: int, function: int, address: int, obs: np.ndarray,
-          mask: np.ndarray) -> int:
-    """A new game on the empty board, the agent's side from ``first`` (``agent_side_of``),
-    then the opponent's replies; the code carries the agent's side."""
-    agent = agent_side_of(first, function, address)
-    words[AGENT], words[PLAYED] = np.uint64(agent), ZERO
-    return _respond(words, ZERO, ZERO, 0, False, agent, function, address, obs,
+    """The agent's ``move`` (a column), or a new game on the empty board for ``move < 0``
+    (the agent's side from the first-player code ``-1 - move``: ``agent_side_of``), then the
+    opponent's replies; the code carries the agent's side. ``ILLEGAL`` (nothing changed)
+    when the column is not playable."""
+    if move < 0:
+        agent = agent_side_of(-1 - move, function, address)
+        words[AGENT], words[PLAYED] = np.uint64(agent), ZERO
+        me, opp, to_move, won = ZERO, ZERO, 0, False
+    else:
+        me, opp, won = words[ME], words[OPP], words[WON] != ZERO
+        agent = np.int64(words[AGENT])
+        if not (legal_columns(me, opp, won, words) >> np.uint64(move)) & ONE:
+            return ILLEGAL
+        me, opp, won = _drop(words, me, opp, move)
+        to_move = 1 - np.int64(words[TO_MOVE])
+    return _respond(words, me, opp, to_move, won, agent, function, address, obs,
                     mask) | (agent << SIDE_SHIFT)

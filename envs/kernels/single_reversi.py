@@ -1,5 +1,5 @@
-"""Reversi's single-env kernels (``envs.single_step``): a step and a new game against the
-``random`` opponent, in one compiled call each (passes included).
+"""Reversi's single-env kernel (``envs.single_step``): a step or a new game against the
+``random`` opponent, in one compiled call (passes included).
 
 The words: ``me``, ``opp``, ``to_move``, ``legal`` (``reversi.State``'s fields) and the
 agent's side.
@@ -25,8 +25,8 @@ from boardgym.envs.single_step import ILLEGAL, SIDE_SHIFT, agent_side_of, outcom
 ME, OPP, TO_MOVE, LEGAL, AGENT = range(5)
 WORDS = 5
 SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step`` and ``start``: the words, the action or first-player code, the generator's
-handles, the observation and the mask to fill."""
+"""``step``: the words, the move, the generator's handles, the observation and the mask
+to fill."""
 START_ME, START_OPP = np.uint64(FIRST_START), np.uint64(SECOND_START)
 
 
@@ -71,24 +71,20 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, action: int, function: int, address: int, obs: np.ndarray,
+def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
          mask: np.ndarray) -> int:
-    """The agent's ``action`` (a square), then the opponent's replies; ``ILLEGAL`` (nothing
-    changed) when the move is not legal."""
-    legal = words[LEGAL]
-    if not (legal >> np.uint64(action)) & ONE:
-        return ILLEGAL
-    me, opp, to_move, legal = play(words[ME], words[OPP], np.int64(words[TO_MOVE]), action)
-    return _respond(words, me, opp, to_move, legal, np.int64(words[AGENT]), function, address,
-                    obs, mask)
-
-
-@entry(SIGNATURE)
-def start(words: np.ndarray, first: int, function: int, address: int, obs: np.ndarray,
-          mask: np.ndarray) -> int:
-    """A new game from the start position, the agent's side from ``first``
-    (``agent_side_of``), then the opponent's replies; the code carries the agent's side."""
-    agent = agent_side_of(first, function, address)
-    words[AGENT] = np.uint64(agent)
-    return _respond(words, START_ME, START_OPP, 0, legal_moves(START_ME, START_OPP), agent,
-                    function, address, obs, mask) | (agent << SIDE_SHIFT)
+    """The agent's ``move`` (a square), or a new game from the start position for
+    ``move < 0`` (the agent's side from the first-player code ``-1 - move``:
+    ``agent_side_of``), then the opponent's replies; the code carries the agent's side.
+    ``ILLEGAL`` (nothing changed) when the move is not legal."""
+    if move < 0:
+        agent = agent_side_of(-1 - move, function, address)
+        words[AGENT] = np.uint64(agent)
+        me, opp, to_move, legal = START_ME, START_OPP, 0, legal_moves(START_ME, START_OPP)
+    else:
+        agent = np.int64(words[AGENT])
+        if not (words[LEGAL] >> np.uint64(move)) & ONE:
+            return ILLEGAL
+        me, opp, to_move, legal = play(words[ME], words[OPP], np.int64(words[TO_MOVE]), move)
+    return _respond(words, me, opp, to_move, legal, agent, function, address, obs,
+                    mask) | (agent << SIDE_SHIFT)

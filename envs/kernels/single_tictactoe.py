@@ -1,5 +1,5 @@
-"""Tic-tac-toe's single-env kernels (``envs.single_step``): a step and a new game against
-the ``random`` opponent, in one compiled call each.
+"""Tic-tac-toe's single-env kernel (``envs.single_step``): a step or a new game against
+the ``random`` opponent, in one compiled call.
 
 The words: ``me``, ``opp``, ``to_move`` (``tictactoe.State``'s fields) and the agent's side.
 """
@@ -17,8 +17,8 @@ from boardgym.envs.single_step import ILLEGAL, SIDE_SHIFT, agent_side_of, outcom
 ME, OPP, TO_MOVE, AGENT = range(4)
 WORDS = 4
 SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step`` and ``start``: the words, the action or first-player code, the generator's
-handles, the observation and the mask to fill."""
+"""``step``: the words, the move, the generator's handles, the observation and the mask
+to fill."""
 
 
 def words(initial: tictactoe.State) -> np.ndarray:
@@ -61,25 +61,20 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, action: int, function: int, address: int, obs: np.ndarray,
+def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
          mask: np.ndarray) -> int:
-    """The agent's ``action`` (a cell), then the opponent's replies; ``ILLEGAL`` (nothing
-    changed) when the cell is not legal."""
-    me, opp, to_move = words[ME], words[OPP], np.int64(words[TO_MOVE])
-    if not (legal(me, opp) >> np.uint64(action)) & ONE:
-        return ILLEGAL
-    me, opp, to_move, moves = play(me, opp, to_move, action)
-    return _respond(words, me, opp, to_move, moves, np.int64(words[AGENT]), function, address,
-                    obs, mask)
-
-
-@entry(SIGNATURE)
-def start(words: np.ndarray, first: int, function: int, address: int, obs: np.ndarray,
-          mask: np.ndarray) -> int:
-    """A new game on the empty board, the agent's side from ``first`` (``agent_side_of``),
-    then the opponent's replies; the code carries the agent's side."""
-    agent = agent_side_of(first, function, address)
-    words[AGENT] = np.uint64(agent)
-    return _respond(words, ZERO, ZERO, 0, legal(ZERO, ZERO), agent, function, address, obs,
+    """The agent's ``move`` (a cell), or a new game on the empty board for ``move < 0``
+    (the agent's side from the first-player code ``-1 - move``: ``agent_side_of``), then the
+    opponent's replies; the code carries the agent's side. ``ILLEGAL`` (nothing changed)
+    when the cell is not legal."""
+    if move < 0:
+        agent = agent_side_of(-1 - move, function, address)
+        words[AGENT] = np.uint64(agent)
+        me, opp, to_move, moves = ZERO, ZERO, 0, legal(ZERO, ZERO)
+    else:
+        me, opp, agent = words[ME], words[OPP], np.int64(words[AGENT])
+        if not (legal(me, opp) >> np.uint64(move)) & ONE:
+            return ILLEGAL
+        me, opp, to_move, moves = play(me, opp, np.int64(words[TO_MOVE]), move)
+    return _respond(words, me, opp, to_move, moves, agent, function, address, obs,
                     mask) | (agent << SIDE_SHIFT)
-
