@@ -19,11 +19,15 @@ Everything else (samplers, openings, positions on reset, resets themselves, oppo
 a compiled twin, same-step autoreset) runs the env's Python path, which is the reference: the
 compiled step plays the same games, with the same stream draws, and returns equal values.
 
-A game's env-kernel module (``envs.kernels.reversi``) offers ``arrays(state) -> (state,
-fields)`` (the state's array fields the kernels change in place, made contiguous and
-writable), ``begin_step(*fields, agent_side, first_codes, needs_reset, keys, counters, masks,
+A game's env-kernel module (``envs.kernels.reversi``, ``.four_in_a_row``, ``.tictactoe``)
+offers ``arrays(state) -> (state, fields)`` (the state's array fields the kernels change in
+place, made contiguous and writable, then any read-only table of the board: four-in-a-row's
+``words``), ``begin_step(*fields, agent_side, first_codes, needs_reset, keys, counters, masks,
 actions, illegal)`` and ``publish(fields, agent_side, illegal, score_reward, out, kept_masks,
-needs_reset)``; the twin's ``respond_batch`` takes the same ``fields``.
+needs_reset)``; the twin's ``respond_batch`` takes the same ``fields``. The driver asks
+``arrays`` again only when the env holds another state object than the one it last took
+(the Python path, a reset, replaced it); in place changes need nothing. ``envs.kernels.cells``
+writes the small boards' observations and masks one byte a cell.
 """
 
 from __future__ import annotations
