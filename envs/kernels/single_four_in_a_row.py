@@ -4,7 +4,8 @@ the ``random`` opponent, in one compiled call, on any board of the rules.
 The words: the board size's table (``four_in_a_row_bits.board_words``, so that the rules'
 compiled functions read the words as their table), then ``me``, ``opp``, ``to_move``,
 ``won`` (``four_in_a_row.State``'s fields), the agent's side, and the columns played since
-the state was pushed (their count, then the columns): ``pull`` adds them to its trail.
+the state was pushed (their count, then the columns: ``pull`` adds them to its trail), and
+the generator's handles (``SingleStep.bind``).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from boardgym.envs.single_step import ILLEGAL, SIDE_SHIFT, agent_side_of, outcom
 ME, OPP, TO_MOVE, WON, AGENT, PLAYED = range(TABLE_SIZE, TABLE_SIZE + 6)
 TRAIL = PLAYED + 1
 """Where the columns played since the push start (``words[PLAYED]`` of them)."""
-WORDS = TRAIL + WORD_BITS
-SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step``: the words, the move, the generator's handles, the observation and the mask
-to fill."""
+FUNCTION, ADDRESS = TRAIL + WORD_BITS, TRAIL + WORD_BITS + 1
+WORDS = ADDRESS + 1
+SIGNATURE = "i8(u8[::1], i8, u1[:, :, ::1], b1[::1])"
+"""``step``: the words, the move, the observation and the mask to fill."""
 
 
 def words(initial: four_in_a_row.State) -> np.ndarray:
@@ -68,8 +69,8 @@ def _drop(words: np.ndarray, me: np.uint64, opp: np.uint64,
 
 @njit(cache=True, inline="always")
 def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np.int64,
-             won: bool, agent: int | np.int64, function: int, address: int, obs: np.ndarray,
-             mask: np.ndarray) -> int:
+             won: bool, agent: int | np.int64, function: int | np.int64,
+             address: int | np.int64, obs: np.ndarray, mask: np.ndarray) -> int:
     """The opponent's replies while it is to move (each a uniform pick among its playable
     columns with one word of the generator), then the position kept in ``words`` and
     published: the agent's tokens and the opponent's in ``obs`` (row 0 on top), the agent's
@@ -95,16 +96,16 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
-         mask: np.ndarray) -> int:
+def step(words: np.ndarray, move: int, obs: np.ndarray, mask: np.ndarray) -> int:
     """The agent's ``move`` (a column), or a new game on the empty board for ``move < 0``
     (the agent's side from the first-player code ``-1 - move``: ``agent_side_of``), then the
     opponent's replies; the code carries the agent's side. ``ILLEGAL`` (nothing changed)
     when the column is not playable."""
+    function, address = np.int64(words[FUNCTION]), np.int64(words[ADDRESS])
     if move < 0:
         agent = agent_side_of(-1 - move, function, address)
         words[AGENT], words[PLAYED] = np.uint64(agent), ZERO
-        me, opp, to_move, won = ZERO, ZERO, 0, False
+        me, opp, to_move, won = ZERO, ZERO, np.int64(0), False
     else:
         me, opp, won = words[ME], words[OPP], words[WON] != ZERO
         agent = np.int64(words[AGENT])

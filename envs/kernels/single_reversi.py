@@ -1,8 +1,8 @@
 """Reversi's single-env kernel (``envs.single_step``): a step or a new game against the
 ``random`` opponent, in one compiled call (passes included).
 
-The words: ``me``, ``opp``, ``to_move``, ``legal`` (``reversi.State``'s fields) and the
-agent's side.
+The words: ``me``, ``opp``, ``to_move``, ``legal`` (``reversi.State``'s fields), the agent's
+side and the generator's handles (``SingleStep.bind``).
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from boardgym.envs.games.reversi_bits import (
 )
 from boardgym.envs.single_step import ILLEGAL, SIDE_SHIFT, agent_side_of, outcome
 
-ME, OPP, TO_MOVE, LEGAL, AGENT = range(5)
-WORDS = 5
-SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step``: the words, the move, the generator's handles, the observation and the mask
-to fill."""
+ME, OPP, TO_MOVE, LEGAL, AGENT, FUNCTION, ADDRESS = range(7)
+WORDS = 7
+SIGNATURE = "i8(u8[::1], i8, u1[:, :, ::1], b1[::1])"
+"""``step``: the words, the move, the observation and the mask to fill."""
 START_ME, START_OPP = np.uint64(FIRST_START), np.uint64(SECOND_START)
 
 
@@ -37,7 +36,7 @@ def words(initial: reversi.State) -> np.ndarray:
 
 def push(words: np.ndarray, state: reversi.State, agent_side: int) -> None:
     """Hold ``state``, the agent on ``agent_side``."""
-    words[:] = (state.me, state.opp, state.to_move, state.legal, agent_side)
+    words[ME:AGENT + 1] = (state.me, state.opp, state.to_move, state.legal, agent_side)
 
 
 def pull(words: np.ndarray, base: reversi.State) -> reversi.State:
@@ -48,8 +47,8 @@ def pull(words: np.ndarray, base: reversi.State) -> reversi.State:
 
 @njit(cache=True, inline="always")
 def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np.int64,
-             legal: np.uint64, agent: int | np.int64, function: int, address: int,
-             obs: np.ndarray, mask: np.ndarray) -> int:
+             legal: np.uint64, agent: int | np.int64, function: int | np.int64,
+             address: int | np.int64, obs: np.ndarray, mask: np.ndarray) -> int:
     """The opponent's replies while it is to move (each a uniform pick among its legal
     moves with one word of the generator; the agent passing, it moves again), then the
     position kept in ``words`` and published: the agent's discs and the opponent's in
@@ -71,12 +70,12 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
-         mask: np.ndarray) -> int:
+def step(words: np.ndarray, move: int, obs: np.ndarray, mask: np.ndarray) -> int:
     """The agent's ``move`` (a square), or a new game from the start position for
     ``move < 0`` (the agent's side from the first-player code ``-1 - move``:
     ``agent_side_of``), then the opponent's replies; the code carries the agent's side.
     ``ILLEGAL`` (nothing changed) when the move is not legal."""
+    function, address = np.int64(words[FUNCTION]), np.int64(words[ADDRESS])
     if move < 0:
         agent = agent_side_of(-1 - move, function, address)
         words[AGENT] = np.uint64(agent)

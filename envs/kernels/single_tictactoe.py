@@ -1,7 +1,8 @@
 """Tic-tac-toe's single-env kernel (``envs.single_step``): a step or a new game against
 the ``random`` opponent, in one compiled call.
 
-The words: ``me``, ``opp``, ``to_move`` (``tictactoe.State``'s fields) and the agent's side.
+The words: ``me``, ``opp``, ``to_move`` (``tictactoe.State``'s fields), the agent's side and
+the generator's handles (``SingleStep.bind``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from boardgym.envs.games.compiled import ONE, ZERO, choose, entry, next_word, po
 from boardgym.envs.games.tictactoe_bits import CELLS, SIZE, legal, play, result
 from boardgym.envs.single_step import ILLEGAL, SIDE_SHIFT, agent_side_of, outcome
 
-ME, OPP, TO_MOVE, AGENT = range(4)
-WORDS = 4
-SIGNATURE = "i8(u8[::1], i8, i8, i8, u1[:, :, ::1], b1[::1])"
-"""``step``: the words, the move, the generator's handles, the observation and the mask
-to fill."""
+ME, OPP, TO_MOVE, AGENT, FUNCTION, ADDRESS = range(6)
+WORDS = 6
+SIGNATURE = "i8(u8[::1], i8, u1[:, :, ::1], b1[::1])"
+"""``step``: the words, the move, the observation and the mask to fill."""
 
 
 def words(initial: tictactoe.State) -> np.ndarray:
@@ -28,7 +28,7 @@ def words(initial: tictactoe.State) -> np.ndarray:
 
 def push(words: np.ndarray, state: tictactoe.State, agent_side: int) -> None:
     """Hold ``state``, the agent on ``agent_side``."""
-    words[:] = (state.me, state.opp, state.to_move, agent_side)
+    words[ME:AGENT + 1] = (state.me, state.opp, state.to_move, agent_side)
 
 
 def pull(words: np.ndarray, base: tictactoe.State) -> tictactoe.State:
@@ -38,8 +38,8 @@ def pull(words: np.ndarray, base: tictactoe.State) -> tictactoe.State:
 
 @njit(cache=True, inline="always")
 def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np.int64,
-             moves: np.uint64, agent: int | np.int64, function: int, address: int,
-             obs: np.ndarray, mask: np.ndarray) -> int:
+             moves: np.uint64, agent: int | np.int64, function: int | np.int64,
+             address: int | np.int64, obs: np.ndarray, mask: np.ndarray) -> int:
     """The opponent's replies while it is to move (each a uniform pick among ``moves``, its
     legal cells, with one word of the generator), then the position kept in ``words`` and
     published: the agent's marks and the opponent's in ``obs``, the agent's legal cells in
@@ -61,12 +61,12 @@ def _respond(words: np.ndarray, me: np.uint64, opp: np.uint64, to_move: int | np
 
 
 @entry(SIGNATURE)
-def step(words: np.ndarray, move: int, function: int, address: int, obs: np.ndarray,
-         mask: np.ndarray) -> int:
+def step(words: np.ndarray, move: int, obs: np.ndarray, mask: np.ndarray) -> int:
     """The agent's ``move`` (a cell), or a new game on the empty board for ``move < 0``
     (the agent's side from the first-player code ``-1 - move``: ``agent_side_of``), then the
     opponent's replies; the code carries the agent's side. ``ILLEGAL`` (nothing changed)
     when the cell is not legal."""
+    function, address = np.int64(words[FUNCTION]), np.int64(words[ADDRESS])
     if move < 0:
         agent = agent_side_of(-1 - move, function, address)
         words[AGENT] = np.uint64(agent)
