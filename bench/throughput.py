@@ -134,8 +134,8 @@ def _packed_choices(packed: np.ndarray, width: int, draw_key: np.uint64) -> np.n
         for byte in packed[i]:
             count += popcount(np.uint64(byte))
         if count:
-            rank = int(((stream_draw(draw_key, np.uint64(i)) >> HALF) * np.uint64(count))
-                       >> HALF)
+            rank = np.int64(((stream_draw(draw_key, np.uint64(i)) >> HALF)
+                             * np.uint64(count)) >> HALF)
             for j in range(packed.shape[1]):
                 bits = popcount(np.uint64(packed[i, j]))
                 if rank < bits:
