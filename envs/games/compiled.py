@@ -132,14 +132,15 @@ def popcount(word: np.uint64) -> int:
 
 @njit(cache=True, inline="always")
 def lowest_bit(word: np.uint64) -> int:
-    """The position of the lowest set bit of ``word`` (64 when ``word`` is 0)."""
-    return int(_cttz(np.uint64(word)))  # type: ignore[call-arg]
+    """The position of the lowest set bit of ``word`` (64 when ``word`` is 0), an
+    ``int64``."""
+    return np.int64(_cttz(np.uint64(word)))  # type: ignore[call-arg, return-value]
 
 
 @njit(cache=True, inline="always")
 def nth_set_bit(word: np.uint64, k: int) -> int:
     """The position of the ``k``-th lowest set bit of ``word`` (``k`` from 0, below its
-    count)."""
+    count), an ``int64``."""
     bits = np.uint64(word)
     for _ in range(k):
         bits &= bits - ONE
@@ -152,9 +153,9 @@ def choose(candidates: np.uint64, draw: np.uint64) -> int:
     among the ``c`` candidates (0 when there are none)."""
     count = popcount(candidates)
     if count == 0:
-        return 0
+        return np.int64(0)  # type: ignore[return-value]
     rank = ((np.uint64(draw) >> HALF) * np.uint64(count)) >> HALF
-    return nth_set_bit(candidates, int(rank))
+    return nth_set_bit(candidates, np.int64(rank))
 
 
 @njit(cache=True, inline="always")

@@ -18,11 +18,15 @@ from tests.envs.vectors import STEPS, make, random_actions
 @pytest.mark.parametrize(("env_id", "opponent"), [("FourInARow-v0", "alphabeta:2"),
                                                   ("Reversi-v0", None)])
 def test_looped_opponent_replays_single_envs_exactly(env_id: str, opponent: Any) -> None:
-    """Without a batched twin the opponent runs per sub-env on the single env's stream."""
+    """Without a batched twin the opponent runs per sub-env on the single env's stream: game
+    by game with a warning (an Agent object), or in one compiled loop (``act_many``: the
+    search players)."""
     n, seed = 3, 5
     if opponent is None:
         opponent = agents.make("reversi", "corner_best")  # an Agent object: looped
-    with pytest.warns(UserWarning, match="no batched version"):
+        with pytest.warns(UserWarning, match="no batched version"):
+            env = make(env_id, num_envs=n, opponent=opponent)
+    else:
         env = make(env_id, num_envs=n, opponent=opponent)
     singles = [gym.make(env_id, opponent=opponent) for _ in range(n)]
     obs, info = env.reset(seed=seed)
