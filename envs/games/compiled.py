@@ -155,7 +155,7 @@ def choose(candidates: np.uint64, draw: np.uint64) -> int:
     if count == 0:
         return np.int64(0)  # type: ignore[return-value]
     rank = ((np.uint64(draw) >> HALF) * np.uint64(count)) >> HALF
-    return nth_set_bit(candidates, np.int64(rank))
+    return nth_set_bit(candidates, np.int64(rank))  # type: ignore[arg-type]
 
 
 @njit(cache=True, inline="always")
