@@ -274,20 +274,11 @@ def lookahead_candidates(record: Game, arg: str | None) -> Candidates:
     Raises:
         ValueError: N is not a positive integer, or above ``MAX_LOOKAHEAD``.
     """
-    return _lookahead(lookahead_depth(arg))
-
-
-def lookahead_depth(arg: str | None) -> int:
-    """N of ``lookahead[:N]`` (see ``lookahead_candidates``).
-
-    Raises:
-        ValueError: N is not a positive integer, or above ``MAX_LOOKAHEAD``.
-    """
-    return sized(arg, "lookahead", DEFAULT_DEPTH, MAX_LOOKAHEAD, "deeper, a move takes minutes")
+    return _lookahead(sized(arg, "lookahead", DEFAULT_DEPTH, MAX_LOOKAHEAD,
+                            "deeper, a move takes minutes"))
 
 
 register_candidates(rules.GAME.name, "lookahead", lookahead_candidates,
                     help=f"the classic fitness search N moves ahead (default {DEFAULT_DEPTH}, "
                          f"at most {MAX_LOOKAHEAD})")
-register_twins(rules.GAME.name, "four_in_a_row", FOUR_IN_A_ROW_PLAYERS,
-               {"lookahead": lookahead_depth})  # random's too
+register_twins(rules.GAME.name, "four_in_a_row", FOUR_IN_A_ROW_PLAYERS)  # random's

@@ -11,7 +11,7 @@ registration below names the module, which is imported when an env first asks fo
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from boardgym.envs.games import players
@@ -21,51 +21,32 @@ REVERSI_PLAYERS = ("random", "corner_best", "corner_side_best", "worst")
 """Reversi's players with a compiled twin; each one's code is its index here."""
 TICTACTOE_PLAYERS = ("random", "rules", "rules_center", "perfect")
 """Tic-tac-toe's players with a compiled twin; each one's code is its index here."""
-FOUR_IN_A_ROW_PLAYERS = ("random", "lookahead")
-"""Four-in-a-row's players with a compiled twin; each one's code is its index here (plus
-``ARGUMENT_BASE`` times its argument: ``lookahead:N``'s N)."""
-ARGUMENT_BASE = 256
-"""A twin's code is its player's index plus ``ARGUMENT_BASE`` times the player's integer
-argument (0 for players without one)."""
+FOUR_IN_A_ROW_PLAYERS = ("random",)
+"""Four-in-a-row's players with a compiled twin; each one's code is its index here."""
 
 
 class TwinFactory:
     """``players.CompiledFactory`` of the player with integer ``code`` in the kernel module
-    ``boardgym.agents.compiled.<module>`` (imported on first use).
+    ``boardgym.agents.compiled.<module>`` (imported on first use); the players here take no
+    ``:argument``, so a spec with one has no twin."""
 
-    A player without ``argument`` takes no ``:argument``: a spec with one has no twin. With
-    ``argument`` (the text after ``:``, or None -> an int, raising ``ValueError`` for a bad
-    one), the twin's code adds ``ARGUMENT_BASE`` times that int (a bad argument: no twin,
-    the player itself refuses it).
-    """
-
-    def __init__(self, module: str, code: int,
-                 argument: Callable[[str | None], int] | None = None) -> None:
-        self.module, self.code, self.argument = module, code, argument
+    def __init__(self, module: str, code: int) -> None:
+        self.module, self.code = module, code
 
     def __call__(self, record: Game, arg: str | None,
                  options: Mapping[str, Any]) -> players.CompiledTwin | None:
-        value = 0
-        if self.argument is not None:
-            try:
-                value = self.argument(arg)
-            except ValueError:
-                return None
-        elif arg is not None:
+        if arg is not None:
             return None
         kernels = importlib.import_module(f"{__name__}.{self.module}")
-        return players.CompiledTwin(kernels.respond_batch, self.code + ARGUMENT_BASE * value)
+        return players.CompiledTwin(kernels.respond_batch, self.code)
 
 
-def register_twins(game: str, module: str, names: Sequence[str],
-                   arguments: Mapping[str, Callable[[str | None], int]] | None = None) -> None:
+def register_twins(game: str, module: str, names: Sequence[str]) -> None:
     """Register the compiled twin of each player ``names[code]`` of ``game``: the kernels of
-    ``boardgym.agents.compiled.<module>``, picked by ``code``; ``arguments[name]`` reads
-    that player's argument (``TwinFactory``)."""
+    ``boardgym.agents.compiled.<module>``, picked by ``code``."""
     for code, name in enumerate(names):
-        players.register_compiled(game, name,
-                                  TwinFactory(module, code, (arguments or {}).get(name)))
+        players.register_compiled(game, name, TwinFactory(module, code))
 
 
-__all__ = ["ARGUMENT_BASE", "FOUR_IN_A_ROW_PLAYERS", "REVERSI_PLAYERS", "TICTACTOE_PLAYERS",
-           "TwinFactory", "register_twins"]
+__all__ = ["FOUR_IN_A_ROW_PLAYERS", "REVERSI_PLAYERS", "TICTACTOE_PLAYERS", "TwinFactory",
+           "register_twins"]

@@ -10,11 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from boardgym.agents import four_in_a_row as classic_fiar
-from boardgym.agents.compiled import ARGUMENT_BASE, FOUR_IN_A_ROW_PLAYERS, TICTACTOE_PLAYERS
-from boardgym.agents.compiled import four_in_a_row as compiled_fiar
+from boardgym.agents.compiled import FOUR_IN_A_ROW_PLAYERS, TICTACTOE_PLAYERS
 from boardgym.envs.games import GAMES, IllegalMoveError, players
-from boardgym.envs.games import four_in_a_row as fiar
 from tests.envs.test_vector_kernels import assert_same_returns, illegal_mixed
 from tests.envs.vectors import make, random_actions
 
@@ -26,9 +23,7 @@ sentinel of the last column is bit 63; no board has more than 60 cells), the wid
 line of two, and more than 8 columns."""
 CASES: list[tuple[str, str, dict[str, int]]] = [
     *(("TicTacToe-v0", name, {}) for name in TICTACTOE_PLAYERS),
-    *(("FourInARow-v0", "random", board) for board in BOARDS),
-    *(("FourInARow-v0", spec, board) for spec in ("lookahead:1", "lookahead")
-      for board in BOARDS[:2])]
+    *(("FourInARow-v0", name, board) for name in FOUR_IN_A_ROW_PLAYERS for board in BOARDS)]
 
 
 def twins(env_id: str, num_envs: int = 37, **kwargs: Any) -> tuple[Any, Any]:
@@ -147,40 +142,5 @@ def test_the_registry_names_the_compiled_twins(game: str, names: tuple[str, ...]
     assert twinned == set(names)
     for code, name in enumerate(names):
         twin = players.make_compiled(record, name)
-        assert twin is not None and twin.code % ARGUMENT_BASE == code
+        assert twin is not None and twin.code == code
     assert players.make_compiled(record, "random:2") is None
-
-
-def test_lookahead_twins_carry_their_depth() -> None:
-    record = GAMES["four_in_a_row"]
-    code = FOUR_IN_A_ROW_PLAYERS.index("lookahead")
-    for spec, depth in (("lookahead", 2), ("lookahead:1", 1), ("lookahead:6", 6)):
-        twin = players.make_compiled(record, spec)
-        assert twin is not None and twin.code == code + ARGUMENT_BASE * depth
-    for spec in ("lookahead:7", "lookahead:0", "lookahead:x"):
-        assert players.make_compiled(record, spec) is None
-
-
-def game_positions(options: dict[str, int], count: int, rng: np.random.Generator) -> Any:
-    """Live positions of random four-in-a-row games on the board of ``options``, batched."""
-    found: list[Any] = []
-    while len(found) < count:
-        state = fiar.initial_state(**options)
-        while not fiar.is_terminal(state):
-            found.append(state)
-            state = fiar.play(state, int(rng.choice(np.flatnonzero(fiar.legal_mask(state)))))
-    return found[:count]
-
-
-@pytest.mark.parametrize(("depth", "board"), [(1, {}), (2, {}), (3, {}), (2, BOARDS[1]),
-                                              (2, BOARDS[2]), (2, BOARDS[4]), (1, BOARDS[5])])
-def test_compiled_lookahead_candidates_equal_the_array_search(depth: int,
-                                                              board: dict[str, int]) -> None:
-    positions = game_positions(board, 300 if depth < 3 else 80, np.random.default_rng(depth))
-    batch = fiar.State(*(np.array([getattr(s, name) for s in positions], dtype=dtype)
-                         for name, dtype in (("me", np.uint64), ("opp", np.uint64),
-                                             ("to_move", np.int64), ("won", bool))),
-                       positions[0].geom)
-    want = classic_fiar.lookahead_candidates(GAMES["four_in_a_row"], str(depth))(batch)
-    got = [compiled_fiar.lookahead_moves(s.me, s.opp, depth, s.geom.words) for s in positions]
-    np.testing.assert_array_equal(np.array(got, dtype=np.uint64), want)
