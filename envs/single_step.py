@@ -48,7 +48,8 @@ RANDOM_OPPONENT = "random"
 """The opponent spec the kernels play."""
 FIRST_CODES = {"agent": 0, "opponent": 1, "random": 2}
 """``first_player`` as the ``start`` kernels read it (0 and 1: the agent's side)."""
-RANDOM_FIRST = FIRST_CODES["random"]
+RANDOM_FIRST, OPPONENT_FIRST = FIRST_CODES["random"], FIRST_CODES["opponent"]
+"""(Any other ``first_player`` seats the opponent first, as ``TurnBasedEnv._start`` does.)"""
 TOP_BIT = np.uint64(63)
 
 # what a kernel's code packs: the opponent's last action + 1 (0: none), then flags and counts
@@ -183,7 +184,8 @@ class SingleStep:
         obs = _empty(self.obs_shape, _UINT8)
         mask = _empty(self.n_actions, _BOOL)
         self.base = self.initial
-        code = self._step(self.words, -1 - FIRST_CODES[env.first_player], obs, mask)
+        code = self._step(self.words, -1 - FIRST_CODES.get(env.first_player, OPPONENT_FIRST),
+                          obs, mask)
         env.agent_side = code >> SIDE_SHIFT & 1
         env._words_live = env._stale = True
         env.done = False  # a new game from the start position goes on

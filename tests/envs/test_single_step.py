@@ -198,9 +198,9 @@ def test_opponent_changed_mid_game(game: str) -> None:
     fast, slow = pair(game)
     rng = np.random.default_rng(1)
     for seed in range(4):
-        same(fast.reset(seed=seed), slow.reset(seed=seed))
-        plies = 0
-        info: dict[str, Any] = bare(fast)._info(None, bare(fast).action_masks())
+        out = slow.reset(seed=seed)
+        same(fast.reset(seed=seed), out)
+        plies, info = 0, out[1]
         done = False
         while not done:
             if plies == 1:
@@ -210,10 +210,10 @@ def test_opponent_changed_mid_game(game: str) -> None:
                 bare(fast).opponent = "random"
                 bare(slow).opponent = agents.make(game, "random")
             action = pick(info, rng, 0.0)
-            out = slow.step(action)
-            same(fast.step(action), out)
+            stepped = slow.step(action)
+            same(fast.step(action), stepped)
             same_env(fast, slow)
-            info, done, plies = out[4], out[2], plies + 1
+            info, done, plies = stepped[4], stepped[2], plies + 1
 
 
 @pytest.mark.parametrize("game", list(IDS))
@@ -251,6 +251,25 @@ def test_a_32_bit_generator_plays_the_python_path(game: str) -> None:
     assert not compiled(fast)
     same(fast.reset(), slow.reset())
     assert not compiled(fast)
+
+
+@pytest.mark.parametrize("game", list(IDS))
+@pytest.mark.parametrize("bit_generator", [np.random.Philox, np.random.SFC64,
+                                           np.random.PCG64DXSM])
+def test_other_64_bit_generators_play_on_the_kernels(game: str, bit_generator: Any) -> None:
+    """Any bit generator with 64-bit words: the kernels draw its words as the Python path."""
+    fast, slow = pair(game)
+    rng = np.random.default_rng(0)
+    _, info = fast.reset(seed=0)
+    slow.reset(seed=0)
+    for env in (fast, slow):
+        bare(env).np_random = np.random.Generator(bit_generator(3))
+    play_out(fast, slow, info, rng)
+    assert compiled(fast)
+    for _ in range(3):
+        out = slow.reset()
+        same(fast.reset(), out)
+        play_out(fast, slow, out[1], rng)
 
 
 def test_observations_and_masks_are_fresh_arrays() -> None:
