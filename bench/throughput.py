@@ -38,7 +38,7 @@ import numpy as np
 import boardgym  # noqa: F401  (registers the games, their players and env ids)
 from boardgym.bench.search import search_markdown, search_rows
 from boardgym.envs.games import GAMES, players
-from boardgym.envs.games.compiled import HALF, entry, nth_set_bit, popcount, stream_draw
+from boardgym.envs.games.compiled import HALF, entry, stream_draw
 from boardgym.envs.games.core import Game
 from boardgym.train.common.commands import (
     CommandParser,
@@ -78,7 +78,6 @@ MAX_REPEATS = 100
 """The most runs per number (``--repeats``)."""
 MAX_SIZE = 65_536
 """The most games of a measured vector env (``--sizes``)."""
-BYTE = 8
 MARKDOWN_HEADER = "Machine: "
 """How the table of ``--markdown`` starts (``markdown``): what recognises the file."""
 
@@ -122,34 +121,38 @@ def single_env(game: str) -> Run:
     return run
 
 
-@entry("i8[:](u1[:, :], i8, u8)")
-def _packed_choices(packed: np.ndarray, width: int, draw_key: np.uint64) -> np.ndarray:
-    """One uniformly random set bit per row of ``packed`` (little-endian bits of each row's
-    mask, ``width`` of them), drawn from the splitmix stream keyed ``draw_key``; 0 for a row
-    without one."""
-    n = packed.shape[0]
-    actions = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        count = 0
-        for byte in packed[i]:
-            count += popcount(np.uint64(byte))
+@entry("i8(b1[:, ::1], u8, i8[::1])")
+def _choices(masks: np.ndarray, draw_key: np.uint64, actions: np.ndarray) -> int:
+    """Into ``actions[i]``: one uniformly random True index of each row of ``masks``, drawn
+    from the splitmix stream keyed ``draw_key`` (0 for a row without one); returns how many
+    rows had one."""
+    moved = 0
+    width = masks.shape[1]
+    for i in range(masks.shape[0]):
+        actions[i] = 0
+        count = np.int64(0)
+        for j in range(width):
+            count += np.int64(masks[i, j])
         if count:
+            moved += 1
             rank = np.int64(((stream_draw(draw_key, np.uint64(i)) >> HALF)
                              * np.uint64(count)) >> HALF)
-            for j in range(packed.shape[1]):
-                bits = popcount(np.uint64(packed[i, j]))
-                if rank < bits:
-                    actions[i] = j * BYTE + nth_set_bit(np.uint64(packed[i, j]), rank)
-                    break
-                rank -= bits
-    return actions
+            for j in range(width):
+                if masks[i, j]:
+                    if rank == 0:
+                        actions[i] = j
+                        break
+                    rank -= 1
+    return moved
 
 
-def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, int]:
     """A uniformly random legal action per row of the ``(N, A)`` bool ``masks`` (0 where
-    none): the agent of the vector env runs, in two calls whatever N."""
-    packed = np.packbits(masks, axis=1, bitorder="little")
-    return _packed_choices(packed, masks.shape[1], np.uint64(rng.integers(2 ** 63)))
+    none) and the number of rows with one: the agent of the vector env runs, in one
+    compiled call whatever N."""
+    actions = np.empty(masks.shape[0], dtype=np.int64)
+    moved = _choices(np.ascontiguousarray(masks), np.uint64(rng.integers(2 ** 63)), actions)
+    return actions, moved
 
 
 def vector_env(game: str, n: int, opponent: str) -> Run:
@@ -161,10 +164,9 @@ def vector_env(game: str, n: int, opponent: str) -> Run:
         _, info = env.reset(seed=0)
         plies, clock = 0, Clock()
         while clock.elapsed() < seconds:
-            masks = info["action_mask"]
-            _, _, _, _, info = env.step(random_actions(masks, rng))
-            plies += int(np.count_nonzero(masks.any(axis=1)))  # agents with a move moved
-            plies += int(np.count_nonzero(info["_opponent_action"]))
+            actions, moved = random_actions(info["action_mask"], rng)
+            _, _, _, _, info = env.step(actions)
+            plies += moved + int(np.count_nonzero(info["_opponent_action"]))
         return clock.rate(plies)
     return run
 

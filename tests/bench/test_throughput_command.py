@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from boardgym.bench.throughput import MAX_REPEATS, MAX_SECONDS, MAX_SIZE, bench_opponents
+from boardgym.bench.throughput import (
+    MAX_REPEATS,
+    MAX_SECONDS,
+    MAX_SIZE,
+    bench_opponents,
+    random_actions,
+)
 from boardgym.envs.games import GAMES, players
 from boardgym.train.cli import main
 from tests.commands import usage_error
@@ -50,3 +57,16 @@ def test_bench_markdown_refuses_foreign_file(tmp_path: Path,
         main([*TINY, "--games", "tictactoe", "--markdown", str(notes)])
     assert done.value.code == 2 and "--force" in capsys.readouterr().err
     assert notes.read_text() == "# my notes\n"
+
+
+def test_the_bench_agent_plays_uniformly_among_legal_moves() -> None:
+    masks = np.zeros((3000, 9), dtype=bool)
+    masks[:, [1, 4, 8]] = True
+    masks[::3] = False
+    actions, moved = random_actions(masks, np.random.default_rng(0))
+    assert moved == 2000
+    assert set(actions[::3]) == {0}
+    played = np.delete(actions, np.s_[::3])
+    counts = np.bincount(played, minlength=9)
+    assert set(np.flatnonzero(counts)) == {1, 4, 8}
+    assert counts[[1, 4, 8]].min() > 600
