@@ -33,7 +33,7 @@ from boardgym.agents.four_in_a_row_search import (  # noqa: F401  (the heuristic
     WIN_NOW,
 )
 from boardgym.agents.mcts import drawing, permute, words_array
-from boardgym.agents.search import AlphaBetaAgent, Heuristics, alphabeta_factory
+from boardgym.agents.search import AlphaBetaAgent, Heuristics, SearchResult, alphabeta_factory
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
 from boardgym.envs.games.compiled import entry
@@ -158,9 +158,13 @@ class FourInARowAlphaBeta(AlphaBetaAgent):
     """``AlphaBetaAgent`` over ``HEURISTICS`` whose search is the compiled one: the same move
     as ``agents.search.search(state, HEURISTICS, depth, rng)``, many times faster."""
 
+    def search(self, state: State, rng: np.random.Generator) -> SearchResult:
+        """The search of ``act``: the move, its value, depth, proof and positions visited."""
+        return compiled.search(state, self.depth, check_rng(rng))
+
     def act(self, state: Any, rng: np.random.Generator) -> int:
         """The searched move for the side to move."""
-        return compiled.search(state, self.depth, check_rng(rng)).move
+        return self.search(state, rng).move
 
     def act_many(self, state: Any, rngs: Sequence[np.random.Generator]) -> np.ndarray:
         """``act`` in each game ``k`` of the batched ``state`` with ``rngs[k]``: the moves
