@@ -103,6 +103,11 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     and wins at once), is refused with a ``ValueError`` naming the ``first_player`` that
     seats the agent on the side to move. The vector env takes the same option.
 
+    Speed. Against ``opponent="random"`` a step (and a reset without a position or an
+    opening) is one compiled call of the game's kernel (``envs.single_step``: the same games
+    for a seed as the Python path, which plays every other opponent); ``state`` is read back
+    from the kernel's words when it is asked for.
+
     Args:
         render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         opponent: a built-in player name, an ``Agent`` or a checkpoint path (default: the
