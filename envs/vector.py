@@ -16,7 +16,9 @@ there, with that sub-env's own ``np.random.Generator`` (seeded with its seed, se
 an opponent pool is drawn per game and reproducibly (a sampler should return specs, or Agents
 from a fixed set: each new object makes a new group). The sub-envs are grouped by opponent: a
 spec with a batched twin (``players.make_batched``) moves for its whole group at once, any
-other player moves game by game (with a warning, as that is slow).
+other player moves game by game with each sub-env's generator: in one compiled loop where
+it offers ``act_many`` (the compiled ``alphabeta:D`` and ``mcts:N``), else one game after
+another, with a warning, as that is slow.
 
 Openings. ``opening=`` (default None: every game from the start position) is a callable
 ``opening(rng) -> text | None`` called for a sub-env at each new game, after its opponent is
