@@ -1,5 +1,6 @@
-"""The byte writer the small boards' env kernels share: the bits of a word, one byte a cell,
-into a fresh output array.
+"""What the games' env kernels share: the agent's side in a new game (``new_agent_side``),
+and the small boards' byte writer: the bits of a word, one byte a cell, into a fresh output
+array.
 
 A step's observations and masks are ``uint8`` / ``bool`` arrays of one byte a cell (0 or 1),
 sub-env after sub-env. A kernel writes each plane (or mask) as the bits of one word, bit
@@ -13,7 +14,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardgym.envs.games.compiled import stream_draw
+from boardgym.envs.settings import AGENT_SIDE
+from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
+
 ONE = np.uint64(1)
+TOP_BIT = np.uint64(63)
+
+
+@njit(cache=True, inline="always")
+def new_agent_side(code: int, keys: np.ndarray, counters: np.ndarray, i: int) -> int:
+    """The agent's side in sub-env ``i``'s new game from its first-player ``code``: for
+    ``RANDOM_FIRST`` the top bit of the sub-env's next stream word (``counters[i]``
+    advanced; 1 = the opponent first), else fixed by the code."""
+    if code == RANDOM_FIRST:
+        counters[i] += ONE
+        return np.int64(stream_draw(keys[i], counters[i]) >> TOP_BIT)  # type: ignore[return-value]
+    return 1 - AGENT_SIDE if code == OPPONENT_FIRST else AGENT_SIDE
 
 
 @njit(cache=True, inline="always")

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from boardgym.envs.games import four_in_a_row as rules
-from boardgym.envs.games.compiled import ONE, ZERO, entry, stream_draw
+from boardgym.envs.games.compiled import ZERO, entry
 from boardgym.envs.games.four_in_a_row_bits import (
     COLUMN_MASKS,
     COLUMNS,
@@ -33,11 +33,9 @@ from boardgym.envs.games.four_in_a_row_bits import (
     legal_columns,
     play,
 )
-from boardgym.envs.kernels.cells import flat, flat_bool, put
-from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
-from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
+from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put
+from boardgym.envs.settings import OPPONENT_WON
 
-TOP_BIT = np.uint64(63)
 BYTE_BITS = 8
 BYTE, BYTE_SHIFT = np.uint64(0xFF), np.uint64(BYTE_BITS)
 COLUMN_BYTES = 2
@@ -89,12 +87,7 @@ def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, won: np.nda
         illegal[i] = False
         if needs_reset[i]:
             me[i], opp[i], to_move[i], won[i] = ZERO, ZERO, 0, False
-            code = first_codes[i]
-            if code == RANDOM_FIRST:
-                counters[i] += ONE
-                agent_side[i] = np.int64(stream_draw(keys[i], counters[i]) >> TOP_BIT)
-            else:
-                agent_side[i] = 1 - AGENT_SIDE if code == OPPONENT_FIRST else AGENT_SIDE
+            agent_side[i] = new_agent_side(first_codes[i], keys, counters, i)
             needs_reset[i] = False
         elif masks[i, actions[i]]:
             me[i], opp[i], won[i] = play(me[i], opp[i], actions[i], words)

@@ -15,13 +15,12 @@ import numpy as np
 from numba import njit
 
 from boardgym.envs.games import reversi
-from boardgym.envs.games.compiled import ONE, ZERO, entry, popcount, stream_draw
+from boardgym.envs.games.compiled import ZERO, entry, popcount
 from boardgym.envs.games.reversi_bits import FIRST_START, SECOND_START, legal_moves, play
-from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
-from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
+from boardgym.envs.kernels.cells import new_agent_side
+from boardgym.envs.settings import OPPONENT_WON
 
 START_ME, START_OPP = np.uint64(FIRST_START), np.uint64(SECOND_START)
-TOP_BIT = np.uint64(63)
 BYTE, BYTE_BITS = np.uint64(0xFF), 8
 WORDS = reversi.CELLS // BYTE_BITS
 """64-bit words of one plane of bytes (one byte a cell)."""
@@ -58,12 +57,7 @@ def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: np.n
         illegal[i] = False
         if needs_reset[i]:
             me[i], opp[i], to_move[i], legal[i] = START_ME, START_OPP, 0, start_legal
-            code = first_codes[i]
-            if code == RANDOM_FIRST:
-                counters[i] += ONE
-                agent_side[i] = np.int64(stream_draw(keys[i], counters[i]) >> TOP_BIT)
-            else:
-                agent_side[i] = 1 - AGENT_SIDE if code == OPPONENT_FIRST else AGENT_SIDE
+            agent_side[i] = new_agent_side(first_codes[i], keys, counters, i)
             needs_reset[i] = False
         elif masks[i, actions[i]]:
             me[i], opp[i], to_move[i], legal[i] = play(me[i], opp[i], to_move[i], actions[i])

@@ -16,13 +16,11 @@ from typing import Any
 import numpy as np
 
 from boardgym.envs.games import tictactoe as rules
-from boardgym.envs.games.compiled import ONE, ZERO, entry, stream_draw
+from boardgym.envs.games.compiled import ZERO, entry
 from boardgym.envs.games.tictactoe_bits import CELLS, legal, play, result
-from boardgym.envs.kernels.cells import flat, flat_bool, put
-from boardgym.envs.settings import AGENT_SIDE, OPPONENT_WON
-from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
+from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put
+from boardgym.envs.settings import OPPONENT_WON
 
-TOP_BIT = np.uint64(63)
 FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64))
 """The state's fields the kernels take, and their types."""
 
@@ -50,12 +48,7 @@ def begin_step(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, agent_side:
         illegal[i] = False
         if needs_reset[i]:
             me[i], opp[i], to_move[i] = ZERO, ZERO, 0
-            code = first_codes[i]
-            if code == RANDOM_FIRST:
-                counters[i] += ONE
-                agent_side[i] = np.int64(stream_draw(keys[i], counters[i]) >> TOP_BIT)
-            else:
-                agent_side[i] = 1 - AGENT_SIDE if code == OPPONENT_FIRST else AGENT_SIDE
+            agent_side[i] = new_agent_side(first_codes[i], keys, counters, i)
             needs_reset[i] = False
         elif masks[i, actions[i]]:
             me[i], opp[i], to_move[i], _ = play(me[i], opp[i], to_move[i], actions[i])
