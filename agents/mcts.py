@@ -334,13 +334,15 @@ def handles_of(rngs: Sequence[np.random.Generator]) -> tuple[np.ndarray, np.ndar
 @contextmanager
 def drawing(rngs: Sequence[np.random.Generator]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """``handles_of(rngs)``, with the lock of each distinct generator of ``rngs`` held (a
-    generator given twice is locked once), as numpy holds a generator's lock while it draws.
+    generator given twice is locked once; always in one order, so that two batches sharing
+    generators cannot deadlock), as numpy holds a generator's lock while it draws.
 
     Raises:
         ValueError: one of ``rngs`` is no numpy Generator.
     """
     handles = handles_of(rngs)
-    locks = list({id(rng): rng.bit_generator.lock for rng in rngs}.values())
+    distinct = {id(rng): rng.bit_generator.lock for rng in rngs}
+    locks = [distinct[key] for key in sorted(distinct)]  # one order for every caller
     held = 0
     try:
         for lock in locks:

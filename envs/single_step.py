@@ -47,7 +47,8 @@ SINGLE_KERNELS = {"reversi": "boardgym.envs.kernels.single_reversi",
 RANDOM_OPPONENT = "random"
 """The opponent spec the kernels play."""
 FIRST_CODES = {"agent": 0, "opponent": 1, "random": 2}
-"""``first_player`` as the ``start`` kernels read it (0 and 1: the agent's side)."""
+"""``first_player`` as a new game's code (``step`` with ``move = -1 - code``) gives it (0 and
+1: the agent's side)."""
 RANDOM_FIRST, OPPONENT_FIRST = FIRST_CODES["random"], FIRST_CODES["opponent"]
 """(Any other ``first_player`` seats the opponent first, as ``TurnBasedEnv._start`` does.)"""
 TOP_BIT = np.uint64(63)

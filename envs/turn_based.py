@@ -155,7 +155,9 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         self._words_live = self._stale = False
         """The compiled step's words hold the position (``_words_live``), and ``state`` and
         ``_legal`` are behind them until read (``_stale``): see ``envs.single_step``."""
-        self._single: SingleStep | None = single_step(self)
+        self._single: SingleStep | None = None
+        """The compiled step, made (its kernel compiled or loaded) when the opponent first
+        becomes one it plays."""
         self.opponent = record.default_opponent if opponent is None else opponent
         self.opening = opening
         self.state = None
@@ -178,7 +180,7 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     def opponent(self, spec: Any) -> None:
         self._opponent = players.make(self.record, spec, self.settings.options)
         self.opponent_spec = spec
-        self._fast = self._single if plays(spec) else None
+        self._fast = self._compiled_step() if plays(spec) else None
 
     @property
     def state(self) -> Any:
@@ -238,11 +240,17 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self._single = single_step(self)
+        self._single = None
         if "_opponent" not in state:
             self.opponent = self.opponent_spec
         else:
-            self._fast = self._single if plays(self.opponent_spec) else None
+            self._fast = self._compiled_step() if plays(self.opponent_spec) else None
+
+    def _compiled_step(self) -> SingleStep | None:
+        """The env's compiled step, made on first use (None where its game has none)."""
+        if self._single is None:
+            self._single = single_step(self)
+        return self._single
 
     # -- Gymnasium API ---------------------------------------------------------------------
 

@@ -15,10 +15,8 @@ or a checkpoint path), a list of N of them (sub-env ``i`` plays ``opponent[i]``)
 there, with that sub-env's own ``np.random.Generator`` (seeded with its seed, see below), so
 an opponent pool is drawn per game and reproducibly (a sampler should return specs, or Agents
 from a fixed set: each new object makes a new group). The sub-envs are grouped by opponent: a
-spec with a batched twin (``players.make_batched``) moves for its whole group at once, any
-other player moves game by game with each sub-env's generator: in one compiled loop where
-it offers ``act_many`` (the compiled ``alphabeta:D`` and ``mcts:N``), else one game after
-another, with a warning, as that is slow.
+batched twin (``players.make_batched``) moves its whole group at once, any other player with
+each sub-env's generator: in one loop if it has ``act_many``, else game by game (warned).
 
 Openings. ``opening=`` (default None: every game from the start position) is a callable
 ``opening(rng) -> text | None`` called for a sub-env at each new game, after its opponent is
