@@ -42,6 +42,28 @@ def assert_same_returns(fast: tuple[Any, ...], reference: tuple[Any, ...]) -> No
         np.testing.assert_array_equal(got, want)
 
 
+def step_both_refusing(fast: Any, reference: Any, info: dict[str, Any], actions: np.ndarray,
+                       rng: np.random.Generator) -> tuple[Any, bool]:
+    """Step the compiled env ``fast`` and the Python path's ``reference`` (both with
+    ``illegal_action="raise"``) with ``actions``: where some are illegal, both refuse them
+    and ``fast`` stays as it was, and both step with random legal actions instead. Returns
+    ``fast``'s step and whether a step was refused."""
+    legal = info["action_mask"][np.arange(len(actions)), actions] \
+        | ~info["action_mask"].any(axis=1)
+    refused = not legal.all()
+    if refused:
+        before = copy.deepcopy(fast)
+        with pytest.raises(IllegalMoveError, match=f"env {np.flatnonzero(~legal)[0]}"):
+            fast.step(actions)
+        with pytest.raises(IllegalMoveError):
+            reference.step(actions)
+        assert fast.unwrapped.position_texts() == before.unwrapped.position_texts()
+        actions = random_actions(info["action_mask"], rng)
+    result = fast.step(actions)
+    assert_same_returns(result, reference.step(actions))
+    return result, refused
+
+
 def illegal_mixed(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Random legal actions, with an arbitrary action in about one sub-env in twelve."""
     actions = random_actions(masks, rng)
@@ -100,18 +122,8 @@ def test_first_players_positions_and_raise_match_the_python_path() -> None:
     refused = 0
     for _ in range(120):
         actions = illegal_mixed(info["action_mask"], rng)
-        legal = info["action_mask"][np.arange(16), actions] | ~info["action_mask"].any(axis=1)
-        if not legal.all():
-            before = copy.deepcopy(fast)
-            with pytest.raises(IllegalMoveError, match=f"env {np.flatnonzero(~legal)[0]}"):
-                fast.step(actions)
-            with pytest.raises(IllegalMoveError):
-                reference.step(actions)
-            refused += 1
-            assert fast.unwrapped.position_texts() == before.unwrapped.position_texts()
-            actions = random_actions(info["action_mask"], rng)
-        result = fast.step(actions)
-        assert_same_returns(result, reference.step(actions))
+        result, was_refused = step_both_refusing(fast, reference, info, actions, rng)
+        refused += was_refused
         info = result[4]
     assert refused > 20
 

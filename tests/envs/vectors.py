@@ -30,7 +30,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def rollout(env: Any, seed: int, steps: int = STEPS) -> list[tuple[np.ndarray, ...]]:
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
-    trace = [(obs, info["action_mask"])]
+    trace: list[tuple[np.ndarray, ...]] = [(obs, info["action_mask"])]
     for _ in range(steps):
         obs, reward, terminated, truncated, info = env.step(random_actions(
             info["action_mask"], rng))
