@@ -39,6 +39,7 @@ from numba import njit
 
 from boardgym.envs.games.bitboard import WORD64_GENERATORS
 from boardgym.envs.games.compiled import generator_handles, next_word
+from boardgym.envs.vector_arguments import FIRST_PLAYER_CODES, OPPONENT_FIRST, RANDOM_FIRST
 
 SINGLE_KERNELS = {"reversi": "boardgym.envs.kernels.single_reversi",
                   "four_in_a_row": "boardgym.envs.kernels.single_four_in_a_row",
@@ -46,10 +47,9 @@ SINGLE_KERNELS = {"reversi": "boardgym.envs.kernels.single_reversi",
 """The games with single-env kernels: game name -> module."""
 RANDOM_OPPONENT = "random"
 """The opponent spec the kernels play."""
-FIRST_CODES = {"agent": 0, "opponent": 1, "random": 2}
-"""``first_player`` as a new game's code (``step`` with ``move = -1 - code``) gives it (0 and
-1: the agent's side)."""
-RANDOM_FIRST, OPPONENT_FIRST = FIRST_CODES["random"], FIRST_CODES["opponent"]
+FIRST_CODES = FIRST_PLAYER_CODES
+"""``first_player`` as a new game's code (``step`` with ``move = -1 - code``): the vector
+env's codes (0 and 1 are the agent's side)."""
 """(Any other ``first_player`` seats the opponent first, as ``TurnBasedEnv._start`` does.)"""
 TOP_BIT = np.uint64(63)
 

@@ -1,5 +1,6 @@
-"""What the games' env kernels share: the agent's side in a new game (``new_agent_side``),
-and the small boards' byte writer: the bits of a word, one byte a cell, into a fresh output
+"""What the games' env kernels share: the state's fields as arrays they can change in place
+(``writable``), the agent's side in a new game (``new_agent_side``), and the small boards'
+byte writer: the bits of a word, one byte a cell, into a fresh output
 array.
 
 A step's observations and masks are ``uint8`` / ``bool`` arrays of one byte a cell (0 or 1),
@@ -11,6 +12,9 @@ faster than spreading whole bytes through a table when rows do not start on a wo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +24,18 @@ from boardgym.envs.vector_arguments import OPPONENT_FIRST, RANDOM_FIRST
 
 ONE = np.uint64(1)
 TOP_BIT = np.uint64(63)
+
+
+def writable(state: Any, fields: Sequence[tuple[str, Any]]) -> tuple[Any, tuple[np.ndarray, ...]]:
+    """``state`` (a named tuple) with its ``fields`` (``(name, dtype)`` pairs) as arrays
+    the kernels can change in place: contiguous, writable and of those types (the same
+    state when they already are), and those arrays in ``fields``' order."""
+    arrays = tuple(np.require(getattr(state, name), dtype, ["C", "W"]) for name, dtype in fields)
+    if any(new is not getattr(state, name) for new, (name, _) in zip(arrays, fields,
+                                                                     strict=True)):
+        state = state._replace(**{name: new for new, (name, _) in zip(arrays, fields,
+                                                                      strict=True)})
+    return state, arrays
 
 
 @njit(cache=True, inline="always")

@@ -33,7 +33,7 @@ from boardgym.envs.games.four_in_a_row_bits import (
     legal_columns,
     play,
 )
-from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put
+from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put, writable
 from boardgym.envs.settings import OPPONENT_WON
 
 BYTE_BITS = 8
@@ -48,9 +48,7 @@ def arrays(state: rules.State) -> tuple[rules.State, tuple[np.ndarray, ...]]:
     """``state`` with fields the kernels can change in place (the same state when its
     fields already are contiguous, writable and of ``FIELDS``' types), and the kernels'
     fields: those, then the board size's ``words`` table (read only)."""
-    fields = tuple(np.require(getattr(state, name), dtype, ["C", "W"]) for name, dtype in FIELDS)
-    if any(new is not old for new, old in zip(fields, state[:len(FIELDS)], strict=True)):
-        state = rules.State(*fields, state.geom, state.trail)
+    state, fields = writable(state, FIELDS)
     return state, (*fields, state.geom.words)
 
 

@@ -17,7 +17,7 @@ from numba import njit
 from boardgym.envs.games import reversi
 from boardgym.envs.games.compiled import ZERO, entry, popcount
 from boardgym.envs.games.reversi_bits import FIRST_START, SECOND_START, legal_moves, play
-from boardgym.envs.kernels.cells import new_agent_side
+from boardgym.envs.kernels.cells import new_agent_side, writable
 from boardgym.envs.settings import OPPONENT_WON
 
 START_ME, START_OPP = np.uint64(FIRST_START), np.uint64(SECOND_START)
@@ -35,10 +35,7 @@ FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64), ("legal"
 def arrays(state: reversi.State) -> tuple[reversi.State, tuple[np.ndarray, ...]]:
     """``state`` with fields the kernels can change in place (the same state when its
     fields already are contiguous, writable and of ``FIELDS``' types), and those fields."""
-    fields = tuple(np.require(getattr(state, name), dtype, ["C", "W"]) for name, dtype in FIELDS)
-    if any(new is not old for new, old in zip(fields, state, strict=True)):
-        state = reversi.State(*fields)
-    return state, fields
+    return writable(state, FIELDS)
 
 
 @entry("void(u8[:], u8[:], i8[:], u8[:], i8[:], i8[:], b1[:], u8[:], u8[:], b1[:, :], i8[:], "

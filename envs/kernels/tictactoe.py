@@ -18,7 +18,7 @@ import numpy as np
 from boardgym.envs.games import tictactoe as rules
 from boardgym.envs.games.compiled import ZERO, entry
 from boardgym.envs.games.tictactoe_bits import CELLS, legal, play, result
-from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put
+from boardgym.envs.kernels.cells import flat, flat_bool, new_agent_side, put, writable
 from boardgym.envs.settings import OPPONENT_WON
 
 FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64))
@@ -28,10 +28,7 @@ FIELDS = (("me", np.uint64), ("opp", np.uint64), ("to_move", np.int64))
 def arrays(state: rules.State) -> tuple[rules.State, tuple[np.ndarray, ...]]:
     """``state`` with fields the kernels can change in place (the same state when its
     fields already are contiguous, writable and of ``FIELDS``' types), and those fields."""
-    fields = tuple(np.require(getattr(state, name), dtype, ["C", "W"]) for name, dtype in FIELDS)
-    if any(new is not old for new, old in zip(fields, state, strict=True)):
-        state = rules.State(*fields)
-    return state, fields
+    return writable(state, FIELDS)
 
 
 @entry("void(u8[:], u8[:], i8[:], i8[:], i8[:], b1[:], u8[:], u8[:], b1[:, :], i8[:], b1[:])")
