@@ -95,15 +95,23 @@ def test_check_names_a_table_whose_numbers_differ_and_writes_nothing(
     assert path.read_text() == wrong
 
 
-def test_timings_are_printed_but_never_compared(tmp_path: Path) -> None:
-    path = document(tmp_path, "quality")
+def with_random_timed(path: Path, timing: str) -> list[str]:
+    """The quality table at ``path`` regenerated, then ``random``'s ms/move cell set to
+    ``timing``; returns the file's lines as written."""
     tables.main([str(path)])
     lines = path.read_text().splitlines()
     row = next(number for number, line in enumerate(lines) if line.startswith("| `random`"))
     cells = lines[row].split("|")
-    cells[3] = " 12345 "
+    cells[3] = f" {timing} "
     lines[row] = "|".join(cells)
     path.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def test_timings_are_printed_but_never_compared(tmp_path: Path) -> None:
+    path = document(tmp_path, "quality")
+    lines = with_random_timed(path, "12345")
+    row = next(number for number, line in enumerate(lines) if line.startswith("| `random`"))
     assert tables.main([str(path), "--check"]) == 0
     lines[row] = lines[row].replace("| `random` |", "| `rules` |")
     path.write_text("\n".join(lines) + "\n")
@@ -112,13 +120,7 @@ def test_timings_are_printed_but_never_compared(tmp_path: Path) -> None:
 
 def test_a_regenerate_run_writes_new_timings_too(tmp_path: Path) -> None:
     path = document(tmp_path, "quality")
-    tables.main([str(path)])
-    lines = path.read_text().splitlines()
-    row = next(number for number, line in enumerate(lines) if line.startswith("| `random`"))
-    cells = lines[row].split("|")
-    cells[3] = " 12345 "
-    lines[row] = "|".join(cells)
-    path.write_text("\n".join(lines) + "\n")
+    with_random_timed(path, "12345")
     assert tables.main([str(path)]) == 0
     assert "12345" not in path.read_text()
 
