@@ -1,7 +1,8 @@
 """The file format of every boardgym checkpoint: a zip of plain data, read without unpickling.
 
-Two kinds of checkpoint share it. A *policy checkpoint* (``boardgym train`` / ``selfplay``;
-``agents.ppo.policy`` builds and plays it) holds:
+Three kinds of checkpoint share it (torch is imported only to read or write tensors). A
+*policy checkpoint* (``boardgym train`` / ``selfplay``; ``agents.ppo.policy`` builds and
+plays it) holds:
 
 - ``boardgym.json``: the record: ``format_version`` (``FORMAT_VERSION``), the ``game``, its
   board options ``env_kwargs``, the ``observation_shape`` and ``n_actions`` it was trained
@@ -12,9 +13,10 @@ Two kinds of checkpoint share it. A *policy checkpoint* (``boardgym train`` / ``
 - ``boardgym_train.json`` (run checkpoints only): what ``--resume`` needs; agents ignore it.
 
 An *az checkpoint* (``boardgym az``) holds an ``az.json`` record and its own entries
-(``agents.az.checkpoint``).
+(``agents.az.checkpoint``); an *n-tuple checkpoint* (``boardgym td``) an ``ntuple.json``
+record and its weights as a plain ``.npy`` array (``agents.ntuple.checkpoint``).
 
-Written once, here, for both: the entry names, the checks of a record (keys and JSON types,
+Written once, here, for all: the entry names, the checks of a record (keys and JSON types,
 sizes, the game and board, the format version), opening a zip and reading its entries with
 a size limit, tensors read with ``torch.load(weights_only=True)``, and atomic writes
 (temporary file, then rename). Anything unusable (a missing or corrupt file, an entry that
@@ -31,14 +33,15 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from boardgym.agents import shipped
 from boardgym.envs.games import GAMES, canonical_name, rules
 from boardgym.envs.games.core import one_line
 from boardgym.files import atomic_path
+
+if TYPE_CHECKING:
+    import torch
 
 METADATA_ENTRY = "boardgym.json"
 TRAIN_STATE_ENTRY = "boardgym_train.json"
@@ -364,6 +367,8 @@ def read_tensors(path: str | Path, name: str) -> dict[str, Any]:
         raw = read_bytes(archive, name, path)
     if raw is None:
         raise CheckpointError(f"checkpoint {path} has no {name}; re-download it or retrain it")
+    import torch  # the n-tuple checkpoints share this module and need no torch
+
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as error:
@@ -387,6 +392,8 @@ def load_state(module: torch.nn.Module | torch.optim.Optimizer, state: dict[str,
     Raises:
         CheckpointError: the state does not fit ``module``.
     """
+    import torch
+
     try:
         if isinstance(module, torch.nn.Module):
             module.load_state_dict(state, strict=True)
@@ -408,6 +415,8 @@ def not_tensors(path: str | Path, name: str) -> CheckpointError:
 
 def tensor_bytes(state: dict[str, Any]) -> bytes:
     """``state`` as ``torch.save`` writes it."""
+    import torch
+
     buffer = io.BytesIO()
     torch.save(state, buffer)
     return buffer.getvalue()
