@@ -11,6 +11,13 @@ game ``2k`` and second in ``2k + 1``. The report then also counts the distinct g
 (identical move sequences, opening included, counted once) and A's pair score with its 95%
 interval over pairs (``train.match.results``).
 
+Noisy matches (``--random-moves P``, the game-learning literature's way of judging a player
+off its own self-play distribution): before each move of either side, the game's generator
+draws ``rng.random() < P``; if true, that side plays a uniformly random legal move drawn from
+the same generator (one ``rng.integers(count)`` over the legal actions in increasing order)
+instead of its own. Opening plies are not affected; with ``P = 0`` nothing more is drawn, so
+the games are those of a match without the option.
+
 Use ``play_match`` from other scripts::
 
     from boardgym.train.match.evaluate import play_match
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import numbers
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +41,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import game as game_record
+from boardgym.envs.games.core import Rules
 from boardgym.train.common.backends import (
     Backend,
     add_backend_options,
@@ -75,40 +84,69 @@ def game_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index])
 
 
+def check_random_moves(random_moves: float, name: str = "random_moves") -> float:
+    """``random_moves`` as a float, if it is a chance in ``[0, 1)``.
+
+    Raises:
+        ValueError: not a number, NaN, infinite or outside ``[0, 1)``: one line, ``name``
+            (where the value came from) first.
+    """
+    if isinstance(random_moves, numbers.Real) and not isinstance(random_moves, bool) \
+            and 0 <= random_moves < 1:
+        return float(random_moves)
+    raise ValueError(f"{name} must be a chance in [0, 1) (of a random legal move before "
+                     f"each move, e.g. 0.1), got {random_moves!r}")
+
+
+def random_move(rules: Rules, state: Any, rng: np.random.Generator) -> int:
+    """A uniformly random legal action of ``state``: one ``rng.integers(count)`` over the
+    ``count`` legal actions in increasing order."""
+    legal = np.flatnonzero(rules.legal_mask(state))
+    return int(legal[rng.integers(len(legal))])
+
+
 def play_game(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
-              config: dict[str, Any] | None = None, opening: Sequence[int] = ()) -> int:
+              config: dict[str, Any] | None = None, opening: Sequence[int] = (),
+              random_moves: float = 0.0) -> int:
     """Play one game of A against B on the rules state; A's result (see ``play_moves``)."""
-    return play_moves(game, a, b, rng, a_first, config, opening)[0]
+    return play_moves(game, a, b, rng, a_first, config, opening, random_moves)[0]
 
 
 def play_moves(game: str, a: Agent, b: Agent, rng: np.random.Generator, a_first: bool,
-               config: dict[str, Any] | None = None,
-               opening: Sequence[int] = ()) -> tuple[int, Moves]:
+               config: dict[str, Any] | None = None, opening: Sequence[int] = (),
+               random_moves: float = 0.0) -> tuple[int, Moves]:
     """Play one game of A against B on the rules state, from the start or from an opening.
 
     Args:
         game: a game name or alias.
         a: agent A.
         b: agent B.
-        rng: the only source of randomness (both agents' tie-breaks).
+        rng: the only source of randomness (both agents' tie-breaks, the random moves).
         a_first: whether A is the first player (the side that moves first from the start
             position, whoever is to move after the opening).
         config: options of the game's ``initial_state`` (four-in-a-row board size).
         opening: actions applied with the rules before the agents play.
+        random_moves: the chance, in ``[0, 1)``, that a side plays a uniformly random legal
+            move (``random_move``) instead of its own, drawn before each of its moves as
+            ``rng.random() < random_moves`` (0: nothing drawn; see the module docstring).
 
     Returns:
         ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0), and every action of the game.
 
     Raises:
-        ValueError: an illegal opening.
+        ValueError: an illegal opening, or ``random_moves`` outside ``[0, 1)``.
     """
+    check_random_moves(random_moves)
     record = game_record(game)
     game_rules = record.rules
     state = fair.replay(record, opening, config)
     moves = list(opening)
     players = (a, b) if a_first else (b, a)
     while not game_rules.is_terminal(state):
-        action = int(players[int(state.to_move)].act(state, rng))
+        if random_moves and rng.random() < random_moves:
+            action = random_move(game_rules, state, rng)
+        else:
+            action = int(players[int(state.to_move)].act(state, rng))
         moves.append(action)
         state = game_rules.apply(state, action)
     side = FIRST_PLAYER if a_first else 1 - FIRST_PLAYER
@@ -145,6 +183,7 @@ class _Match:
     config: dict[str, Any]
     stochastic: bool = False
     openings: fair.Openings | None = None
+    random_moves: float = 0.0
 
     @property
     def unit(self) -> int:
@@ -165,7 +204,8 @@ class _Match:
             a_first = index % PAIR == 0
         else:
             a_first = index % 2 == 0 if self.alternate else bool(rng.integers(2))
-        return play_moves(self.game, a, b, rng, a_first, self.config, opening)
+        return play_moves(self.game, a, b, rng, a_first, self.config, opening,
+                          self.random_moves)
 
     def play_unit(self, a: Agent, b: Agent, unit: int) -> list[tuple[int, Moves]]:
         """The games of unit ``unit``: game ``unit``, or pair ``unit`` from its opening."""
@@ -196,7 +236,7 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
                progress: bool | Callable[[int], object] = False, stochastic: bool = False,
                players: tuple[Agent, Agent] | None = None,
                openings: str | None = None, backend: str = "local",
-               address: str | None = None) -> MatchResult:
+               address: str | None = None, random_moves: float = 0.0) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
@@ -225,19 +265,24 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
             (``"8"``) or the path of an opening suite; None: every game from the start.
         backend: ``"local"`` processes or ``"ray"`` (same results).
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
+        random_moves: noisy games: the chance in ``[0, 1)`` that a side plays a uniformly
+            random legal move instead of its own, before each of its moves (``play_moves``).
 
     Raises:
         ValueError: unknown game or agent, bad option, ``games`` outside ``[1, MAX_GAMES]``,
             ``seed < 0``, ``workers`` outside what the backend runs, an odd number of
-            games with openings, bad openings, or a Ray backend that cannot start.
+            games with openings, bad openings, ``random_moves`` outside ``[0, 1)``, or a Ray
+            backend that cannot start.
     """
+    random_moves = check_random_moves(random_moves)
     check_at_least(games=(games, 1), seed=(seed, 0))
     check_at_most(GAMES_CAP, games=(games, MAX_GAMES))
     where = Backend(backend, workers, address)
     name = game_record(game).name
     game_record(name).rules.initial_state(**(config or {}))  # validates before any work
     source = None if openings is None else fair_openings(name, openings, games, seed, config)
-    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source)
+    match = _Match(name, a, b, seed, alternate, dict(config or {}), stochastic, source,
+                   random_moves)
     bar = None if callable(progress) else progress_bar(games, enabled=bool(progress))
     advance = progress if callable(progress) else None if bar is None else bar.update
     start = time.perf_counter()
@@ -251,7 +296,8 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     outcomes = tally.outcomes
     return MatchResult(name, player_label(a), player_label(b), games, outcomes.count(A_WON),
                        outcomes.count(B_WON), outcomes.count(TIE),
-                       time.perf_counter() - start, outcomes, source, tally.distinct_games)
+                       time.perf_counter() - start, outcomes, source, tally.distinct_games,
+                       random_moves)
 
 
 def fair_openings(game: str, spec: str, games: int, seed: int,
@@ -292,8 +338,30 @@ def build_parser() -> argparse.ArgumentParser:
                         help="checkpoint agents sample their moves (default: masked argmax)")
     add_backend_options(parser, "the games")
     add_openings_option(parser)
+    add_random_moves_option(parser)
     add_board_options(parser)
     return parser
+
+
+def random_moves_value(text: str) -> float:
+    """The argparse ``type`` of ``--random-moves``: a number in ``[0, 1)``
+    (``check_random_moves``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
+    try:
+        return check_random_moves(value, "P")
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def add_random_moves_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--random-moves P`` (noisy games) to a command's parser."""
+    parser.add_argument("--random-moves", type=random_moves_value, default=0.0, metavar="P",
+                        help="noisy games: before each of its moves, a side plays a uniformly "
+                             "random legal move instead with chance P, in [0, 1) (the "
+                             "literature's matches use 0.1; default 0: none)")
 
 
 def add_openings_option(parser: argparse.ArgumentParser) -> None:
@@ -328,7 +396,7 @@ def _resolve(parser: argparse.ArgumentParser,
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]
-    [--backend local|ray] [--address ADDR] [--openings N|FILE]``.
+    [--backend local|ray] [--address ADDR] [--openings N|FILE] [--random-moves P]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -339,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
                         args.workers, config, progress=True, stochastic=args.stochastic,
                         players=players, openings=args.openings, backend=args.backend,
-                        address=args.address)
+                        address=args.address, random_moves=args.random_moves)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 

@@ -7,6 +7,11 @@ tie counting half), and the pair scores are the samples of A's score. Its 95% in
 Wilson score interval of their mean over the pairs: the variance ``p (1 - p)`` it assumes is
 the largest any score in ``[0, 1]`` with mean ``p`` can have, so the interval is
 conservative, and it stays open when every pair scores alike.
+
+A noisy match (``random_moves`` p > 0) makes each side play a uniformly random legal move
+instead of its own with probability p before each of its moves (``train.match.evaluate``);
+its reports say so (``random_moves_line``) and its JSON adds ``random_moves``
+(``random_moves_fields``).
 """
 
 from __future__ import annotations
@@ -105,6 +110,17 @@ def player_label(player: str | Agent) -> str:
     return player if isinstance(player, str) else type(player).__name__
 
 
+def random_moves_fields(random_moves: float) -> dict[str, float]:
+    """The JSON field of a noisy match, ``{"random_moves": p}``; none when p is 0 (the
+    JSON of a match without random moves is unchanged)."""
+    return {"random_moves": random_moves} if random_moves else {}
+
+
+def random_moves_line(random_moves: float) -> str:
+    """What a report says of a noisy match: ``random moves: 10% of each side's moves``."""
+    return f"random moves: {random_moves * PERCENT:g}% of each side's moves"
+
+
 def _percent(fraction: float) -> str:
     """``fraction`` as a percentage with one decimal: ``"62.5%"``."""
     return f"{fraction * PERCENT:.1f}%"
@@ -126,6 +142,7 @@ class MatchResult:
         outcomes: A's result in each game, in game order: +1 won, -1 lost, 0 tie.
         openings: where fair matches' openings came from (None: every game from the start).
         distinct_games: games with distinct move sequences.
+        random_moves: the chance of a random move before each move (0: none).
     """
 
     game: str
@@ -139,6 +156,7 @@ class MatchResult:
     outcomes: tuple[int, ...] = field(default=(), repr=False)
     openings: Openings | None = None
     distinct_games: int = 0
+    random_moves: float = 0.0
 
     @property
     def a_win_rate(self) -> float:
@@ -173,7 +191,7 @@ class MatchResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of ``boardgym evaluate --json`` (keys as in DESIGN.md); fair
         matches add ``openings``, ``pairs``, ``distinct_games``, ``a_pair_score`` and
-        ``a_pair_ci95``."""
+        ``a_pair_ci95``, noisy ones ``random_moves``."""
         low, high = self.a_win_ci95
         report = {"game": self.game, "a": self.a, "b": self.b, "games": self.games,
                   "a_wins": self.a_wins, "b_wins": self.b_wins, "ties": self.ties,
@@ -181,10 +199,12 @@ class MatchResult:
         if self.openings is not None:
             report.update({"openings": self.openings.json_value(),
                            **pair_fields(self.outcomes, self.distinct_games)})
+        report.update(random_moves_fields(self.random_moves))
         return {**report, "seconds": round(self.seconds, 3)}
 
     def report(self) -> str:
-        """The classic three lines (A wins, B wins, ties) and A's 95% Wilson interval."""
+        """The classic three lines (A wins, B wins, ties) and A's 95% Wilson interval, then
+        the pairs of a fair match and the random moves of a noisy one."""
         label_a, label_b = (self.a, self.b) if self.a != self.b else (f"{self.a} (A)",
                                                                       f"{self.b} (B)")
         low, high = self.a_win_ci95
@@ -200,4 +220,6 @@ class MatchResult:
                          f"{self.distinct_games} distinct games; {label_a} pair score "
                          f"{_percent(self.a_pair_score)}, 95% interval over pairs "
                          f"[{_percent(low)}, {_percent(high)}]")
+        if self.random_moves:
+            lines.append(random_moves_line(self.random_moves))
         return "\n".join(lines)
