@@ -1,4 +1,5 @@
-"""What a match comes to: game outcomes, pairs of games, Wilson intervals and ``MatchResult``.
+"""What a match comes to: game outcomes, pairs of games, Wilson intervals, ``MatchResult``
+and a round robin's ``Tournament``.
 
 A game's outcome is A's result: ``A_WON`` (+1), ``B_WON`` (-1) or ``TIE`` (0). A fair match
 (``--openings``) plays each opening twice, the seats swapped (``PAIR`` games): games ``2k``
@@ -24,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from boardgym.train.match.elo import pairings, tables
+
 if TYPE_CHECKING:
     from boardgym.agents import Agent
     from boardgym.train.match.openings import Openings
@@ -36,6 +39,8 @@ PAIR = 2
 PERCENT = 100
 Moves = tuple[int, ...]
 """Every action of one game, its opening included."""
+UNDEFINED = "undefined (every game of its pairings went one way)"
+"""How the reports show an interval the bootstrap cannot give (``train.match.elo``)."""
 
 
 class Tally:
@@ -223,3 +228,83 @@ class MatchResult:
         if self.random_moves:
             lines.append(random_moves_line(self.random_moves))
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A finished round robin.
+
+    Attributes:
+        game: canonical game name.
+        players: the specs, in the order given.
+        games: games per pairing.
+        seed: the tournament seed.
+        counts: ``(pairs, 3)``: per pairing ``(i, j)``, ``i < j`` in
+            ``train.match.elo.pairings`` order, player i's wins, ties and losses.
+        anchor: index of the player rated 0.
+        ratings: Elo per player.
+        intervals: ``(players, 2)`` bootstrap 95% intervals (NaN: undefined, see
+            ``train.match.elo``).
+        seconds: wall-clock time.
+        openings: where the openings came from (None: every game from the start).
+        outcomes: ``(pairs, games)``: the first-listed player's result in each game.
+        distinct: per pairing, its games with distinct move sequences.
+        random_moves: the chance of a random move before each move (0: none).
+    """
+
+    game: str
+    players: tuple[str, ...]
+    games: int
+    seed: int
+    counts: np.ndarray
+    anchor: int
+    ratings: np.ndarray
+    intervals: np.ndarray
+    seconds: float
+    openings: Openings | None = None
+    outcomes: np.ndarray | None = None
+    distinct: tuple[int, ...] = ()
+    random_moves: float = 0.0
+
+    def fair_fields(self, pairing: int) -> dict[str, Any]:
+        """A fair pairing's extra JSON fields: pairs, distinct games, pair score and interval
+        (``train.match.results.pair_fields``)."""
+        assert self.outcomes is not None, "no games recorded"
+        return pair_fields(self.outcomes[pairing], self.distinct[pairing])
+
+    def score_table(self) -> np.ndarray:
+        """``(n, n)``: row player's score fraction against the column player (NaN diagonal)."""
+        points, games = tables(self.counts.astype(float), len(self.players))
+        with np.errstate(invalid="ignore"):
+            return points / games
+
+    def interval(self, player: int) -> list[float] | None:
+        """Player ``player``'s 95% interval rounded to 0.1, or None where it is undefined."""
+        low, high = self.intervals[player]
+        return None if np.isnan(low) else [round(float(low), 1), round(float(high), 1)]
+
+    def interval_text(self, player: int) -> str:
+        """The interval as the reports print it: ``[low, high]`` or ``UNDEFINED``."""
+        low, high = self.intervals[player]
+        return UNDEFINED if np.isnan(low) else f"[{low:.0f}, {high:.0f}]"
+
+    def ranking(self) -> list[int]:
+        """Player indices, best rating first."""
+        return sorted(range(len(self.players)), key=lambda p: -self.ratings[p])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object saved next to the pictures (``random_moves`` only in a noisy
+        tournament)."""
+        pairs = [{"a": self.players[i], "b": self.players[j], "games": self.games,
+                  "a_wins": int(w), "b_wins": int(lost), "ties": int(t),
+                  **({} if self.openings is None else self.fair_fields(p))}
+                 for p, ((i, j), (w, t, lost)) in enumerate(zip(
+                     pairings(len(self.players)), self.counts, strict=True))]
+        ratings = [{"player": self.players[p], "elo": round(float(self.ratings[p]), 1),
+                    "ci95": self.interval(p)} for p in self.ranking()]
+        openings = {} if self.openings is None else {"openings": self.openings.json_value()}
+        return {"game": self.game, "players": list(self.players),
+                "games_per_pair": self.games, "seed": self.seed, **openings,
+                **random_moves_fields(self.random_moves),
+                "anchor": self.players[self.anchor], "ratings": ratings, "pairs": pairs,
+                "seconds": round(self.seconds, 1)}

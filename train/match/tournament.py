@@ -9,7 +9,8 @@ depend only on the seed, never on the number of worker processes or the backend
 Ratings are the Elo fit of the whole table with percentile bootstrap 95% intervals
 (``train.match.elo``), anchored so that the anchor player (``random`` when it takes part,
 otherwise the first player listed) is at 0. A player whose every pairing went one way has no
-interval: the reports say ``undefined`` (``UNDEFINED``), the JSON ``null``.
+interval: the reports say ``undefined`` (``UNDEFINED``), the JSON ``null``. The finished round
+robin is a ``train.match.results.Tournament``.
 
 Outputs: ``--out PREFIX`` names ``PREFIX.json``, ``.md`` and ``.png``, written atomically;
 files already there are overwritten only when ``PREFIX.json`` is a tournament's record (the
@@ -19,6 +20,10 @@ Fair tournaments (``--openings``, see ``train.match.openings``): every pairing p
 openings, games ``2k`` and ``2k + 1`` of a pairing both from opening ``k`` with the seats
 swapped. Each pairing then also reports its distinct games and the first-listed player's pair
 score with its 95% interval over pairs (as ``boardgym evaluate`` does).
+
+Noisy tournaments (``--random-moves P``): before each move, a side plays a uniformly random
+legal move instead of its own with chance P, as in ``boardgym evaluate``
+(``train.match.evaluate.play_moves``).
 """
 
 from __future__ import annotations
@@ -31,7 +36,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -49,15 +53,27 @@ from boardgym.train.common.backends import (
 )
 from boardgym.train.common.runs import write_atomic
 from boardgym.train.match import openings as fair
-from boardgym.train.match.elo import MAX_BOOTSTRAP, bootstrap_elo, pairings, tables
+from boardgym.train.match.elo import MAX_BOOTSTRAP, bootstrap_elo, pairings
 from boardgym.train.match.evaluate import (
     add_openings_option,
+    add_random_moves_option,
     check_boards,
+    check_random_moves,
     fair_openings,
     game_rng,
     play_moves,
 )
-from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, Moves, Tally, pair_fields
+from boardgym.train.match.results import (
+    A_WON,
+    B_WON,
+    PAIR,
+    TIE,
+    Moves,
+    Tally,
+    Tournament,
+    random_moves_line,
+)
+from boardgym.train.match.results import UNDEFINED as UNDEFINED
 
 DEFAULT_ANCHOR = "random"
 BOOTSTRAP_SAMPLES = 1000
@@ -66,8 +82,6 @@ GAMES_PER_TASK = 4
 DEFAULT_GAMES = 20
 OUTCOMES = (A_WON, TIE, B_WON)
 """Column order of the per-pairing counts: first-listed player's wins, ties, losses."""
-UNDEFINED = "undefined (every game of its pairings went one way)"
-"""How the reports show an interval the bootstrap cannot give (``train.match.elo``)."""
 SUFFIXES = (".json", ".md", ".png")
 """The outputs of ``--out PREFIX``; the JSON is the record that recognises them."""
 
@@ -84,6 +98,7 @@ class _Schedule:
     games: int
     seed: int
     openings: fair.Openings | None = None
+    random_moves: float = 0.0
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -97,7 +112,7 @@ class _Schedule:
         local = index % self.games
         opening = () if self.openings is None else self.openings.opening(local // PAIR)
         return play_moves(self.game, players[i], players[j], game_rng(self.seed, index),
-                          local % PAIR == 0, opening=opening)
+                          local % PAIR == 0, opening=opening, random_moves=self.random_moves)
 
     def players(self) -> list[Agent]:
         """Every player, built from its spec."""
@@ -126,88 +141,12 @@ def play_round_robin(schedule: _Schedule, backend: Backend,
     return tallies
 
 
-@dataclass(frozen=True)
-class Tournament:
-    """A finished round robin.
-
-    Attributes:
-        game: canonical game name.
-        players: the specs, in the order given.
-        games: games per pairing.
-        seed: the tournament seed.
-        counts: ``(pairs, 3)``: per pairing ``(i, j)``, ``i < j`` in
-            ``train.match.elo.pairings`` order, player i's wins, ties and losses.
-        anchor: index of the player rated 0.
-        ratings: Elo per player.
-        intervals: ``(players, 2)`` bootstrap 95% intervals (NaN: undefined, see
-            ``train.match.elo``).
-        seconds: wall-clock time.
-        openings: where the openings came from (None: every game from the start).
-        outcomes: ``(pairs, games)``: the first-listed player's result in each game.
-        distinct: per pairing, its games with distinct move sequences.
-    """
-
-    game: str
-    players: tuple[str, ...]
-    games: int
-    seed: int
-    counts: np.ndarray
-    anchor: int
-    ratings: np.ndarray
-    intervals: np.ndarray
-    seconds: float
-    openings: fair.Openings | None = None
-    outcomes: np.ndarray | None = None
-    distinct: tuple[int, ...] = ()
-
-    def fair_fields(self, pairing: int) -> dict[str, Any]:
-        """A fair pairing's extra JSON fields: pairs, distinct games, pair score and interval
-        (``train.match.results.pair_fields``)."""
-        assert self.outcomes is not None, "no games recorded"
-        return pair_fields(self.outcomes[pairing], self.distinct[pairing])
-
-    def score_table(self) -> np.ndarray:
-        """``(n, n)``: row player's score fraction against the column player (NaN diagonal)."""
-        points, games = tables(self.counts.astype(float), len(self.players))
-        with np.errstate(invalid="ignore"):
-            return points / games
-
-    def interval(self, player: int) -> list[float] | None:
-        """Player ``player``'s 95% interval rounded to 0.1, or None where it is undefined."""
-        low, high = self.intervals[player]
-        return None if np.isnan(low) else [round(float(low), 1), round(float(high), 1)]
-
-    def interval_text(self, player: int) -> str:
-        """The interval as the reports print it: ``[low, high]`` or ``UNDEFINED``."""
-        low, high = self.intervals[player]
-        return UNDEFINED if np.isnan(low) else f"[{low:.0f}, {high:.0f}]"
-
-    def ranking(self) -> list[int]:
-        """Player indices, best rating first."""
-        return sorted(range(len(self.players)), key=lambda p: -self.ratings[p])
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object saved next to the pictures."""
-        pairs = [{"a": self.players[i], "b": self.players[j], "games": self.games,
-                  "a_wins": int(w), "b_wins": int(lost), "ties": int(t),
-                  **({} if self.openings is None else self.fair_fields(p))}
-                 for p, ((i, j), (w, t, lost)) in enumerate(zip(
-                     pairings(len(self.players)), self.counts, strict=True))]
-        ratings = [{"player": self.players[p], "elo": round(float(self.ratings[p]), 1),
-                    "ci95": self.interval(p)} for p in self.ranking()]
-        openings = {} if self.openings is None else {"openings": self.openings.json_value()}
-        return {"game": self.game, "players": list(self.players),
-                "games_per_pair": self.games, "seed": self.seed, **openings,
-                "anchor": self.players[self.anchor], "ratings": ratings, "pairs": pairs,
-                "seconds": round(self.seconds, 1)}
-
-
 def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
                    workers: int | None = None, anchor: str | None = None,
                    bootstrap: int = BOOTSTRAP_SAMPLES,
                    advance: Callable[[int], object] | None = None,
                    openings: str | None = None, backend: str = "local",
-                   address: str | None = None) -> Tournament:
+                   address: str | None = None, random_moves: float = 0.0) -> Tournament:
     """Play a round robin among ``specs`` and rate the players.
 
     Args:
@@ -225,19 +164,22 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
             (``"8"``) or the path of an opening suite; ``games`` must then be even.
         backend: ``"local"`` processes or ``"ray"`` (same results).
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
+        random_moves: noisy games: the chance in ``[0, 1)`` that a side plays a uniformly
+            random legal move instead of its own, before each of its moves.
 
     Raises:
         ValueError: unknown game or agent, fewer than two or repeated specs, an anchor that is
-            not a player, a count below its minimum, bad openings, or a Ray backend that
-            cannot start.
+            not a player, a count below its minimum, bad openings, ``random_moves`` outside
+            ``[0, 1)``, or a Ray backend that cannot start.
     """
+    random_moves = check_random_moves(random_moves)
     name = canonical_name(game)
     specs = tuple(specs)
     where = Backend(backend, workers, address)
     anchor_index, players = _check(name, specs, games, seed, anchor, bootstrap)
     source = None if openings is None else fair_openings(name, openings, games, seed)
     connect(where)
-    schedule = _Schedule(name, specs, games, seed, source)
+    schedule = _Schedule(name, specs, games, seed, source, random_moves)
     start = time.perf_counter()
     tallies = play_round_robin(schedule, where, advance, players)
     results = np.array([tally.outcomes for tally in tallies], dtype=np.int8)
@@ -246,7 +188,7 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     ratings, intervals = bootstrap_elo(counts, len(specs), anchor_index, bootstrap,
                                        np.random.default_rng([seed, len(results.flat)]))
     return Tournament(name, specs, games, seed, counts, anchor_index, ratings, intervals,
-                      time.perf_counter() - start, source, results, distinct)
+                      time.perf_counter() - start, source, results, distinct, random_moves)
 
 
 def _check(game: str, specs: tuple[str, ...], games: int, seed: int, anchor: str | None,
@@ -286,6 +228,7 @@ def markdown(tournament: Tournament, command: str) -> str:
     order = t.ranking()
     seating = ("first player alternating" if t.openings is None else
                 f"pairs of games from {t.openings.description}, seats swapped")
+    seating += f"; {random_moves_line(t.random_moves)}" if t.random_moves else ""
     lines = [f"# {t.game} tournament", "", f"`{command}`", "",
              f"{t.games} games per pairing, {seating}; Elo anchored at "
              f"`{t.players[t.anchor]}` = 0, 95% bootstrap intervals.", "",
@@ -326,13 +269,14 @@ def pairwise_markdown(tournament: Tournament) -> str:
 
 
 def text_report(tournament: Tournament) -> str:
-    """The ratings as a plain-text table, best first."""
+    """The ratings as a plain-text table, best first (then the random moves of a noisy
+    tournament)."""
     t = tournament
     width = max(len(spec) for spec in t.players)
     lines = [f"{'rank':>4}  {'player':<{width}}  {'Elo':>6}  95% interval"]
     lines += [f"{rank:>4}  {t.players[p]:<{width}}  {t.ratings[p]:>6.0f}  {t.interval_text(p)}"
               for rank, p in enumerate(t.ranking(), 1)]
-    return "\n".join(lines)
+    return "\n".join(lines + ([random_moves_line(t.random_moves)] if t.random_moves else []))
 
 
 def draw(tournament: Tournament, path: Path) -> None:
@@ -448,12 +392,13 @@ def build_parser() -> argparse.ArgumentParser:
                              "only when they are a tournament's own (else --force)")
     commands.add_force_option(parser, "the --out files")
     add_openings_option(parser)
+    add_random_moves_option(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym tournament GAME SPEC... --games N [--workers K] [--backend local|ray]
-    [--address ADDR] [--seed S] [--out P] [--force]``.
+    [--address ADDR] [--seed S] [--out P] [--force] [--openings N|FILE] [--random-moves P]``.
 
     Prints the ratings, saves JSON, Markdown and PNG. Returns 0 (2 on a usage error).
     """
@@ -468,7 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
                                 None if bar is None else bar.update,
-                                args.openings, args.backend, args.address)
+                                args.openings, args.backend, args.address,
+                                args.random_moves)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     finally:
