@@ -28,6 +28,7 @@ from boardgym.agents import (  # noqa: F401
     az,
     four_in_a_row,
     mcts,
+    ntuple,
     reversi,
     search,
     shipped,

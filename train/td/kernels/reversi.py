@@ -1,0 +1,68 @@
+"""Reversi's TD self-play, compiled: one call plays a chunk of games and learns from them.
+
+Both sides play with the one network, each valuing afterstates as their owner (the rule of
+every game's learner: ``train.td.kernels``); Reversi adds passes: when the side to move has
+no move the other moves again, and the previous afterstate then learns toward the same
+side's next one, not negated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+
+from boardgym.agents.ntuple.network import (
+    NET_TYPE,
+    TRACE_TYPE,
+    TRAINER_TYPE,
+    draw_best,
+    learn,
+    new_afterstates,
+    push,
+)
+from boardgym.agents.ntuple.reversi import afterstates, final_result
+from boardgym.envs.games.compiled import ZERO, entry
+from boardgym.envs.games.reversi_bits import FIRST_START, SECOND_START, legal_moves
+
+COUNTS_TYPE = types.Tuple((types.int64, types.int64, types.float64))
+"""``(plies, updates, sum of |error|)`` of a chunk."""
+
+
+@entry(COUNTS_TYPE(types.int64, types.int64, types.float64, types.float64, types.float64,
+                   types.int64, types.int64, types.int64, NET_TYPE, TRAINER_TYPE, TRACE_TYPE))
+def self_play(games: int, seed: int, alpha: float, lam: float, epsilon: float,
+              opening_lo: int, opening_hi: int, mode: int, net: tuple,  # type: ignore[type-arg]
+              trainer: tuple, trace: tuple) -> tuple[int, int, float]:  # type: ignore[type-arg]
+    """Play and learn from ``games`` games, numba's generator seeded with ``seed``; returns
+    ``(plies, updates, sum of |error|)``."""
+    np.random.seed(seed)
+    plies = updates = 0
+    errors = 0.0
+    found = new_afterstates()
+    for _ in range(games):
+        me, opp = np.uint64(FIRST_START), np.uint64(SECOND_START)
+        side, length = 0, 0
+        opening = np.random.randint(opening_lo, opening_hi + 1)
+        while True:
+            legal = legal_moves(me, opp)
+            if legal == ZERO:  # a pass (the game goes on: the last move did not end it)
+                me, opp, side = opp, me, 1 - side
+                continue
+            count = afterstates(me, opp, legal, net, found)
+            explore = opening > 0 or np.random.random() < epsilon
+            pick = np.random.randint(count) if explore else draw_best(found, count)
+            own, other, over = found[1][pick], found[2][pick], found[3][pick]
+            after = final_result(own, other) if over else np.tanh(found[4][pick])
+            if explore:
+                length = 0
+                opening -= 1
+            elif length > 0:
+                target = after if trace[2][0] == side else -after
+                errors += abs(learn(trace, length, target, alpha, lam, net, trainer, mode))
+                updates += 1
+            plies += 1
+            if over:
+                break
+            length = push(trace, length, own, other, ZERO, after, side, net)
+            me, opp, side = other, own, 1 - side
+    return plies, updates, errors
