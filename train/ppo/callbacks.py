@@ -37,18 +37,12 @@ from boardgym.agents.ppo.policy import PolicyAgent, masked_logits
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.train.common.runs import CHECKPOINTS, EVAL_FILE, write_json
+from boardgym.train.common.selection import QUALITY, WIN_RATE, Selection, selection_key
 from boardgym.train.match import openings as fair
 from boardgym.train.match.evaluate import play_match
 from boardgym.train.match.results import A_WON, B_WON, PAIR, TIE, MatchResult
 from boardgym.train.ppo.config import TrainConfig
-from boardgym.train.ppo.runs import (
-    QUALITY,
-    WIN_RATE,
-    Run,
-    Selection,
-    save_checkpoint,
-    selection_key,
-)
+from boardgym.train.ppo.runs import Run, save_checkpoint
 from boardgym.train.quality.agreement import Position, judge, selection_positions
 from boardgym.train.quality.report import Quality
 
@@ -291,7 +285,8 @@ class RunCallback(BaseCallback):
     def evaluate(self) -> dict[str, float]:
         """Win and loss rates against the eval opponents (and the quality on the selection
         positions, with ``eval_quality``): logged, saved to ``eval.json``; ``best.zip`` keeps
-        the weights of the best evaluation (``runs.selection_key``), ``best.json`` says which;
+        the weights of the best evaluation (``train.common.selection.selection_key``),
+        ``best.json`` says which;
         ``patience`` evaluations without a new best stop the run."""
         config, step = self.run.config, self.model.num_timesteps
         results = {spec: self.eval_match(spec) for spec in config.eval_opponents}

@@ -226,7 +226,7 @@ class TrainConfig(RunConfig):
     eval_bar: dict[str, float] = field(default_factory=dict)
     """``{spec: win rate}`` of eval opponents: evaluations where the learner's win rate
     against one of them is below its bar rank below every evaluation that holds them all
-    (``train.ppo.runs.selection_key``); ``{}``: no bar."""
+    (``train.common.selection.selection_key``); ``{}``: no bar."""
     bar_games: int = ranged(0, between(0, MAX_GAMES))
     """The bar is judged on games of its own, this many against each bar opponent from the
     start position, the first player random per game (what ``boardgym evaluate`` plays, the

@@ -1,4 +1,5 @@
-"""PPO's run folders: checkpoints, RNG streams, model selection and resuming.
+"""PPO's run folders: checkpoints, RNG streams and resuming (model selection:
+``train.common.selection``).
 
 A PPO run folder (``train.common.runs``: ``config.yaml``, ``command.txt``, ``eval.json``,
 ``checkpoints/last.zip`` with everything ``--resume`` needs) also holds
@@ -11,7 +12,6 @@ atomically.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ from boardgym.train.common.runs import (
     set_torch_rng,
     torch_rng_text,
 )
+from boardgym.train.common.selection import Selection
 from boardgym.train.ppo.config import TrainConfig
 from boardgym.train.ppo.environments import OpponentPool
 from boardgym.train.tools.plot import BEST_FILE
@@ -93,83 +94,6 @@ def set_rng_state(vec_env: VecEnv, state: dict[str, Any], seed: int, step: int) 
         return
     for i, env_state in enumerate(state["envs"]):
         vec_env.env_method("set_rng_state", env_state, indices=[i])
-
-
-# -- model selection -------------------------------------------------------------------------
-
-QUALITY, WIN_RATE = "quality", "win_rate"
-"""Selection metrics: the quality score, then the win score; or the win score alone."""
-KEY_NAMES = {QUALITY: ("quality_score", "win_score"), WIN_RATE: ("win_score",)}
-"""The parts of each metric's selection key, most important first."""
-
-
-BAR_NAME = "bar_held"
-"""The first part of the selection key of a run with an ``eval_bar``."""
-
-
-def selection_key(win_score: float, quality_score: float | None,
-                  bar_held: bool | None = None) -> list[float]:
-    """What evaluations are ranked by: ``[quality_score, win_score]`` when the run judges
-    quality (ties in quality broken by the win score), else ``[win_score]``; with an
-    ``eval_bar`` (``bar_held`` not None), preceded by 1.0 where the evaluation held the bar
-    and 0.0 where not, so that every evaluation holding it ranks above every other."""
-    key = [win_score] if quality_score is None else [quality_score, win_score]
-    return key if bar_held is None else [float(bar_held), *key]
-
-
-@dataclass
-class Selection:
-    """Which evaluation ``best.zip`` holds, and how many evaluations since it improved.
-
-    Attributes:
-        metric: ``QUALITY`` or ``WIN_RATE`` (see ``selection_key``).
-        bar: whether the key starts with ``BAR_NAME`` (the run has an ``eval_bar``).
-        key: the best evaluation's selection key, compared lexicographically; empty before
-            the first evaluation.
-        step: the best evaluation's step (-1 before the first).
-        stalled: evaluations since the best one.
-    """
-
-    metric: str = WIN_RATE
-    key: list[float] = field(default_factory=list)
-    step: int = -1
-    stalled: int = 0
-    bar: bool = False
-
-    @property
-    def key_names(self) -> tuple[str, ...]:
-        """The names of the key's parts, most important first."""
-        return (BAR_NAME,) * self.bar + KEY_NAMES[self.metric]
-
-    def offer(self, key: Sequence[float], step: int) -> bool:
-        """Whether the evaluation of ``key`` at ``step`` is a new best (then it is kept as
-        such; else ``stalled`` grows by one)."""
-        if self.key and list(key) <= self.key:
-            self.stalled += 1
-            return False
-        self.key, self.step, self.stalled = list(key), step, 0
-        return True
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data: ``best.json``'s content and the resume state's ``"selection"``."""
-        return {"metric": self.metric, "step": self.step, "stalled": self.stalled,
-                **dict(zip(self.key_names, self.key, strict=False))}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Selection:
-        """The selection saved by ``to_dict``."""
-        selection = cls(data["metric"], [], data["step"], data["stalled"], BAR_NAME in data)
-        selection.key = [data[name] for name in selection.key_names if name in data]
-        return selection
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Selection:
-        """The selection of a checkpoint's training state (one written before selection on
-        quality has only its ``best_score``: the best win score, -1 before any)."""
-        if "selection" in state:
-            return cls.from_dict(state["selection"])
-        best = float(state["best_score"])
-        return cls(WIN_RATE, [best] if best > -1 else [])
 
 
 # -- the run ---------------------------------------------------------------------------------

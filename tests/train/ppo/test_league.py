@@ -16,11 +16,12 @@ import pytest
 from boardgym.agents.checkpoint import POLICY_ENTRY, read_tensors
 from boardgym.agents.ppo.policy import read_metadata
 from boardgym.envs.games import game as game_record
+from boardgym.train.common.selection import QUALITY, Selection, selection_key
 from boardgym.train.match.openings import replay, unfinished_opening
 from boardgym.train.ppo import trainer as ppo
 from boardgym.train.ppo.config import load_config
 from boardgym.train.ppo.environments import OpponentPool, make_vec_env
-from boardgym.train.ppo.runs import QUALITY, Run, Selection, selection_key
+from boardgym.train.ppo.runs import Run
 from boardgym.train.ppo.selfplay import SNAPSHOTS, share_snapshot_weight
 from boardgym.train.quality.agreement import (
     default_positions,
