@@ -1,4 +1,4 @@
-"""The classic console program's Reversi AIs, each one candidate-move set (``agents.base``).
+"""The classic Reversi AIs, each one candidate-move set (``agents.base``).
 
 Each classic AI shuffles the legal moves, then scans them for the first best one: in
 distribution, a uniform choice among the best moves, which is what the players here do.
@@ -8,6 +8,12 @@ distribution, a uniform choice among the best moves, which is what the players h
 - ``worst``: the moves that leave the mover the fewest discs.
 - ``corner_side_best``: the corners; else the moves on the board's edge (row or column 0 or
   7); else ``corner_best``'s moves.
+
+Those are the classic console program's. The game-learning literature's reference player is
+``wpc``, the 1-ply weighted piece counter (Yoshioka et al.; the "standard heuristic player" of
+Szubert and Jaskowski's Othello League): the moves after which the position's WPC, the sum of
+the board weights ``agents.compiled.reversi.WPC_WEIGHTS`` over the mover's discs minus over
+the opponent's, is largest (in hundredths, so ties are exact).
 
 After a move the mover owns its discs, the new disc and the flipped ones, so "most discs" is
 "most flips" and "fewest discs" is "fewest flips". ``alphabeta:D`` is in
@@ -23,6 +29,7 @@ import numpy as np
 from boardgym.agents import reversi_strong  # noqa: F401  (registers alphabeta)
 from boardgym.agents.base import Candidates, no_argument, register_candidates
 from boardgym.agents.compiled import REVERSI_PLAYERS, register_twins
+from boardgym.agents.compiled.reversi import wpc_batch
 from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.bitboard import bit_of, unpack
 from boardgym.envs.games.core import take
@@ -85,10 +92,20 @@ def worst(state: rules.State) -> np.ndarray:
     return first_region(state, (), most=False)
 
 
+def wpc(state: rules.State) -> np.ndarray:
+    """``wpc``'s candidates: the moves after which the weighted piece counter of the position
+    (flips included) is largest for the mover, every tied one
+    (``agents.compiled.reversi.wpc_batch``)."""
+    return wpc_batch(*(np.asarray(words, dtype=np.uint64)
+                       for words in (state.me, state.opp, state.legal)))
+
+
 CLASSIC: dict[str, tuple[Candidates, str]] = {
     "corner_best": (corner_best, "a corner, else the move flipping the most discs"),
     "corner_side_best": (corner_side_best, "a corner, else an edge, else the most discs"),
     "worst": (worst, "the move flipping the fewest discs"),
+    "wpc": (wpc, "the move leaving the best weighted piece counter (the Othello League's "
+                 "standard heuristic player)"),
 }
 """The classic AIs: name -> (candidates, one-line help)."""
 

@@ -90,7 +90,7 @@ def test_positions_are_as_described() -> None:
 
 def test_builtin_names() -> None:
     assert agents.names("reversi") == ["alphabeta", "az", "corner_best", "corner_side_best", "mcts",
-                                       "random", "worst"]
+                                       "random", "worst", "wpc"]
 
 
 @pytest.mark.parametrize("spec", ["corner_best", "corner_side_best"])
@@ -133,7 +133,7 @@ def test_random_plays_every_legal_move() -> None:
     assert moves_played("random", state) == {9, 26, 42}
 
 
-@pytest.mark.parametrize("spec", ["random", "corner_best", "worst", "corner_side_best"])
+@pytest.mark.parametrize("spec", ["random", "corner_best", "worst", "corner_side_best", "wpc"])
 def test_whole_games_are_legal_and_reproducible(spec: str) -> None:
     def play(seed: int) -> list[int]:
         rng, agent = np.random.default_rng(seed), agents.make("reversi", spec)
