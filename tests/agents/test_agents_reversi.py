@@ -90,7 +90,7 @@ def test_positions_are_as_described() -> None:
 
 def test_builtin_names() -> None:
     assert agents.names("reversi") == ["alphabeta", "az", "corner_best", "corner_side_best", "mcts",
-                                       "random", "worst", "wpc"]
+                                       "ntuple", "random", "worst", "wpc"]
 
 
 @pytest.mark.parametrize("spec", ["corner_best", "corner_side_best"])

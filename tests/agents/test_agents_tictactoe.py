@@ -126,8 +126,8 @@ def test_perfect_never_loses_a_thousand_games_first_and_second(other: str) -> No
 
 
 def test_names() -> None:
-    assert agents.names("tictactoe") == ["alphabeta", "az", "mcts", "perfect", "random", "rules",
-                                         "rules_center"]
+    assert agents.names("tictactoe") == ["alphabeta", "az", "mcts", "ntuple", "perfect", "random",
+                                         "rules", "rules_center"]
 
 
 def reference_rule(state: tictactoe.State, groups: tuple[tuple[int, ...], ...]) -> set[int]:
