@@ -26,6 +26,7 @@ COMMANDS = {
     "tune": ("boardgym.train.ppo.tune", "hyperparameter sweep with Ray Tune"),
     "az": ("boardgym.train.az.command",
            "train an AlphaZero-style agent by search-guided self-play"),
+    "td": ("boardgym.train.td.command", "train an n-tuple network by TD self-play"),
     "export": ("boardgym.train.tools.export", "export a checkpoint's network to ONNX"),
     "plot": ("boardgym.train.tools.plot", "learning curves of a run"),
     "bench": ("boardgym.bench.throughput", "environment throughput, peers side by side"),

@@ -6,8 +6,9 @@
 - ``ntuple_weights.npy``: the weights, a 1-D float32 ``.npy`` array read with
   ``numpy.load(allow_pickle=False)``, its length what the record's tuples and stages need,
   every entry finite.
-- Run checkpoints (``boardgym td``) add ``ntuple_train.npz`` (the TCL accumulators, plain
-  arrays) and ``ntuple_train.json`` (what ``--resume`` needs); players ignore them.
+- Run checkpoints (``boardgym td``) add ``ntuple_tcl_n.npy`` and ``ntuple_tcl_a.npy`` (the
+  TCL accumulators, plain float32 arrays) and ``ntuple_train.json`` (what ``--resume``
+  needs); players ignore them.
 
 Zips, entries, record checks and atomic writes are ``agents.checkpoint``'s, shared with the
 other checkpoints: the same one-line ``CheckpointError`` for a missing, corrupt or foreign
@@ -39,7 +40,7 @@ from boardgym.envs.games.core import one_line
 
 RECORD_ENTRY = "ntuple.json"
 WEIGHTS_ENTRY = "ntuple_weights.npy"
-TRAINER_ENTRY = "ntuple_train.npz"
+TRAINER_ENTRIES = ("ntuple_tcl_n.npy", "ntuple_tcl_a.npy")
 TRAIN_STATE_ENTRY = "ntuple_train.json"
 FORMAT_VERSION = 1
 RECORD_TYPES: dict[str, type] = {

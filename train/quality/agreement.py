@@ -204,7 +204,9 @@ def split(positions: Sequence[Position], part: str) -> list[Position]:
 
 
 def selection_positions(record: Game, count: int, options: dict[str, Any] | None = None,
-                        path: str | Path | None = None) -> list[Position]:
+                        path: str | Path | None = None,
+                        keys: tuple[str, str] = ("eval_quality", "--eval-quality ")
+                        ) -> list[Position]:
     """The first ``count`` positions of the labelled set at ``path`` or, without one, of the
     selection part of ``record``'s shipped set (``default_positions``): what a training
     run's ``eval_quality`` judges.
@@ -214,6 +216,7 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
         count: positions wanted, >= 1.
         options: the run's board options; the set must be on that board.
         path: the run's ``eval_quality_positions`` (None: the shipped set).
+        keys: the trainer's name of ``count`` and how to set it, for the messages.
 
     Raises:
         ValueError: no such set, a malformed one, a set on another board, or fewer positions
@@ -230,11 +233,11 @@ def selection_positions(record: Game, count: int, options: dict[str, Any] | None
             raise ValueError(f"eval_quality_positions: {error}") from None
     if count > len(chosen):
         part = "" if path is None else " (eval_quality_positions)"
-        raise ValueError(f"eval_quality is {count} but {source}{part} has {len(chosen)} "
-                         f"positions to select on; use --eval-quality {len(chosen)} or fewer")
+        raise ValueError(f"{keys[0]} is {count} but {source}{part} has {len(chosen)} "
+                         f"positions to select on; use {keys[1]}{len(chosen)} or fewer")
     check_board(record, chosen[0].text, options,
-                f"eval_quality judges the positions of {source}, on the default {record.title} "
-                "board; this run's board differs: use --eval-quality 0")
+                f"{keys[0]} judges the positions of {source}, on the default {record.title} "
+                f"board; this run's board differs: use {keys[1]}0")
     return chosen[:count]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
+from boardgym.agents.ntuple import four_in_a_row as ntuple_board
 from boardgym.agents.ntuple.four_in_a_row import afterstates, marks
 from boardgym.agents.ntuple.network import (
     NET_TYPE,
@@ -58,3 +59,11 @@ def self_play(games: int, seed: int, alpha: float, lam: float, epsilon: float,
                           side, net)
             me, opp, side = other, own, 1 - side
     return plies, updates, errors
+
+
+def play(net: tuple, trainer: tuple, trace: tuple, env_kwargs: dict,  # type: ignore[type-arg]
+         settings: tuple) -> tuple[int, int, float]:  # type: ignore[type-arg]
+    """``self_play`` of one chunk on the board of ``env_kwargs``: ``settings`` = ``(games,
+    seed, alpha, lambda, epsilon, opening_lo, opening_hi, mode)``."""
+    return self_play(*settings, net, trainer, trace,  # type: ignore[no-any-return]
+                     ntuple_board.words(env_kwargs))

@@ -66,3 +66,10 @@ def self_play(games: int, seed: int, alpha: float, lam: float, epsilon: float,
             length = push(trace, length, own, other, ZERO, after, side, net)
             me, opp, side = other, own, 1 - side
     return plies, updates, errors
+
+
+def play(net: tuple, trainer: tuple, trace: tuple, env_kwargs: dict,  # type: ignore[type-arg]
+         settings: tuple) -> tuple[int, int, float]:  # type: ignore[type-arg]
+    """``self_play`` of one chunk: ``settings`` = ``(games, seed, alpha, lambda, epsilon,
+    opening_lo, opening_hi, mode)``."""
+    return self_play(*settings, net, trainer, trace)  # type: ignore[no-any-return]
