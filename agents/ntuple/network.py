@@ -222,6 +222,21 @@ def draw_best(found: tuple, count: int) -> int:  # type: ignore[type-arg]
     return 0
 
 
+@entry(types.float64(types.uint64, types.uint64, types.uint64, types.float64, types.float64,
+                     NET_TYPE))
+def update(own: np.uint64, other: np.uint64, marks: np.uint64, target: float, alpha: float,
+           net: tuple) -> float:  # type: ignore[type-arg]
+    """One TD(0) step of one afterstate toward ``target`` (``learn`` with a horizon of one,
+    no TCL): each entry it reads moves by ``alpha / images`` times the error times the
+    gradient ``1 - V**2``, so where its images read distinct entries the sum before
+    ``tanh`` moves by ``alpha * (target - V) * (1 - V**2)``. Returns the error."""
+    images = net[2].shape[0]
+    trace = (np.zeros((1, images), dtype=np.int64), np.zeros(1), np.zeros(1, dtype=np.int64))
+    push(trace, 0, own, other, marks, value(own, other, marks, net), 0, net)
+    empty = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32))
+    return learn(trace, 1, target, alpha, 0.0, net, empty, NO_TCL)
+
+
 def horizon(lam: float, cut: float) -> int:
     """The afterstates a trace keeps: 1 for TD(0), else ``1 + floor(log cut / log lambda)``
     (the last ``k`` with ``lambda ** k >= cut``)."""
