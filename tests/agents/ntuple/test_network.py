@@ -27,7 +27,7 @@ def random_net(game: str, env_kwargs: dict, layout: str, values: int = 3, stages
     return net
 
 
-def random_states(rules, state, rng: np.random.Generator, count: int) -> list:  # noqa: ANN001
+def random_states(rules, state, rng: np.random.Generator, count: int) -> list:
     """States of random games (unfinished)."""
     found = []
     while len(found) < count:
@@ -47,7 +47,7 @@ def value_of(net: NTupleNet, own: int, other: int, marks: int = 0) -> float:
                               np.array([marks], np.uint64), net.arrays)[0])
 
 
-def cell_words(board, cells_own: list[int], cells_other: list[int]) -> tuple[int, int]:  # noqa: ANN001
+def cell_words(board, cells_own: list[int], cells_other: list[int]) -> tuple[int, int]:
     return (sum(1 << board.bits[c] for c in cells_own),
             sum(1 << board.bits[c] for c in cells_other))
 
@@ -185,7 +185,7 @@ def test_specs_refuse_a_bad_depth_or_form() -> None:
     ("reversi", reversi, "edax"), ("four_in_a_row", four_in_a_row, "thill70"),
     ("tictactoe", tictactoe, "board")])
 def test_ntuple0_plays_a_best_afterstate_and_its_twin_the_same(tmp_path: Path, game: str,
-                                                               rules, layout: str) -> None:  # noqa: ANN001
+                                                               rules, layout: str) -> None:
     from boardgym.envs.games.core import batch_of
 
     net = random_net(game, {}, layout, values=4 if game == "four_in_a_row" else 3)
