@@ -25,6 +25,7 @@ import pytest
 from boardgym.train.az.config import AzConfig
 from boardgym.train.cli import main
 from boardgym.train.ppo.config import TrainConfig
+from boardgym.train.td.config import TdConfig
 
 USAGE_ERROR = 2
 SECONDS = 60
@@ -37,13 +38,16 @@ COUNT = "count"
 """An option that must be a positive integer."""
 AMOUNT = "amount"
 """An option that may be 0 but never negative."""
+CHANCE = "chance"
+"""An option that is a probability below 1."""
 
 OPTIONS: dict[str, tuple[list[str], dict[str, str]]] = {
     "evaluate": (["tictactoe", "random", "rules"],
-                 {"--games": COUNT, "--seed": AMOUNT, "--workers": COUNT, "--openings": AMOUNT}),
+                 {"--games": COUNT, "--seed": AMOUNT, "--workers": COUNT, "--openings": AMOUNT,
+                  "--random-moves": CHANCE}),
     "tournament": (["tictactoe", "random", "rules"],
                    {"--games": COUNT, "--seed": AMOUNT, "--workers": COUNT,
-                    "--bootstrap": AMOUNT, "--openings": AMOUNT}),
+                    "--bootstrap": AMOUNT, "--openings": AMOUNT, "--random-moves": CHANCE}),
     "positions": (["four_in_a_row", "--out", "out.jsonl"],
                   {"--count": COUNT, "--seed": AMOUNT, "--workers": COUNT,
                    "--max-nodes": COUNT}),
@@ -57,15 +61,17 @@ OPTIONS: dict[str, tuple[list[str], dict[str, str]]] = {
                  {"--timesteps": COUNT, "--seed": AMOUNT, "--n-envs": COUNT,
                   "--patience": AMOUNT}),
     "az": (["tictactoe"], {"--seed": AMOUNT, "--iterations": COUNT, "--minutes": "minutes"}),
+    "td": (["tictactoe"], {"--seed": AMOUNT, "--games": COUNT, "--minutes": "minutes"}),
     "bench": ([], {"--seconds": "seconds", "--repeats": COUNT, "--sizes": COUNT}),
 }
 """Each command: arguments that make it run, and its numeric options by kind."""
 
 PLAYER_SPECS = ("bogus", "random:3", "alphabeta:-1", "alphabeta:0", f"alphabeta:{HUGE}",
                 "mcts:0", f"mcts:{HUGE}", "mcts:nan", "az:", "az:200@", "az:200@no/such.zip",
-                "shipped:no_such_file", "no/such/model.zip", "lookahead:999")
+                "shipped:no_such_file", "no/such/model.zip", "lookahead:999", "ntuple:",
+                "ntuple:0@", "ntuple:0@no/such.zip", f"ntuple:{HUGE}@shipped:tictactoe")
 GAMES = ("chess", "", "tictactoe,reversi")
-TRAINERS = {"train": TrainConfig, "selfplay": TrainConfig, "az": AzConfig}
+TRAINERS = {"train": TrainConfig, "selfplay": TrainConfig, "az": AzConfig, "td": TdConfig}
 
 
 def bad_values(kind: str) -> list[str]:
@@ -73,6 +79,8 @@ def bad_values(kind: str) -> list[str]:
     values = [*NOT_INTEGERS, "-1", HUGE]
     if kind == COUNT:
         values.append("0")
+    if kind == CHANCE:
+        values = ["abc", "nan", "inf", "-1", "1", "1.5"]
     if kind in ("minutes", "seconds"):
         values = ["abc", "nan", "inf", "-1", "0", "1e300"]
     return values
