@@ -10,6 +10,10 @@ The heuristics (for the side to move, on any board size of the rules):
   from the centre outwards (left of centre first among equals).
 - ``final_value``: a finished game is lost (``decisive(-1, empty cells)``) or drawn (0).
 - ``exact_plies``: the empty cells when at most ``EXACT_EMPTIES``, else -1 (none).
+- ``leaf_value``: ``evaluate``, or with an n-tuple network (``NetArrays`` of
+  ``agents.ntuple.network``; ``agents.search.NO_NET``, the empty one, means none) minus the
+  network's value of the position for the side that just moved, ``-value(opp, me, marks,
+  net)`` (the ``ntuple:D`` players; ``marks`` as ``agents.ntuple.four_in_a_row.marks``).
 
 ``search`` is ``agents.search.search`` over these heuristics, compiled, and gives the same
 ``SearchResult``: iterative deepening from 1 ply, the previous iteration's best move first at
@@ -30,9 +34,12 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from boardgym.agents.search import WIN, SearchResult
+from boardgym.agents.ntuple.four_in_a_row import marks
+from boardgym.agents.ntuple.network import NET_TYPE
+from boardgym.agents.ntuple.network import value as net_value
+from boardgym.agents.search import NO_NET, WIN, SearchResult
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games.compiled import ZERO, entry, mix, popcount, to_front
 from boardgym.envs.games.four_in_a_row import Geometry, State
@@ -71,6 +78,9 @@ NO_LIMIT = 1 << 62
 STAMP = 24
 """A table entry's ``meta``: ``depth | kind << 8 | best << 16 | generation << STAMP``."""
 FIRST_TABLE_BITS = 16
+WORDS, INTS, FLOATS = types.uint64[::1], types.int64[::1], types.float64[::1]
+ROWS = types.int64[:, ::1]
+"""The array types of the search kernels' signatures."""
 
 
 @cache
@@ -146,6 +156,16 @@ def evaluate(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.nda
     lines = _line_score(me, heuristic, groups_at) - _line_score(opp, heuristic, groups_at)
     threat_margin = popcount(mine) - popcount(theirs)
     return W_THREAT * float(threat_margin) + W_LINE * float(lines)
+
+
+@njit(cache=True, inline="always")
+def leaf_value(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.ndarray,
+               net: tuple) -> float:  # type: ignore[type-arg]
+    """The value at the search's horizon of a non-final position for the side to move:
+    ``evaluate``, or with a network (``net`` not empty) ``-value(opp, me, marks, net)``."""
+    if net[3].shape[0] == 0:
+        return evaluate(me, opp, words, heuristic)
+    return -net_value(opp, me, marks(opp, me, words, net), net)
 
 
 @entry("i8(u8, u8, u8[::1], u8[::1], i8[::1])")
@@ -225,16 +245,18 @@ def _store(me: np.uint64, opp: np.uint64, depth: int, value: float, kind: int, b
     values[slot] = value
 
 
-@entry("f8(u8, u8, b1, i8, f8, f8, i8, u8[::1], u8[::1], i8[:, ::1], u8[::1], i8[::1], f8[::1], "
-      "i8[::1])")
+@entry(types.float64(types.uint64, types.uint64, types.boolean, types.int64, types.float64,
+                     types.float64, types.int64, WORDS, WORDS, ROWS, WORDS, INTS, FLOATS, INTS,
+                     NET_TYPE))
 def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
              beta: float, ply: int, words: np.ndarray, heuristic: np.ndarray,
              moves: np.ndarray, keys: np.ndarray, meta: np.ndarray, values: np.ndarray,
-             stats: np.ndarray) -> float:
+             stats: np.ndarray, net: tuple) -> float:  # type: ignore[type-arg]
     """The value of ``(me, opp)`` (``won``: the last move made a line) searched ``depth``
-    plies deep within ``(alpha, beta)``: ``agents.search._Search.negamax``. ``moves[ply]``
-    holds this position's moves. A stop (``stats[STATUS]``) returns at once, the value
-    meaningless. (Typed explicitly: numba caches a recursive function only so.)"""
+    plies deep within ``(alpha, beta)``, its leaves ``leaf_value`` over ``net``:
+    ``agents.search._Search.negamax``. ``moves[ply]`` holds this position's moves. A stop
+    (``stats[STATUS]``) returns at once, the value meaningless. (Typed explicitly: numba
+    caches a recursive function only so.)"""
     stats[NODES] += 1
     if stats[NODES] > stats[LIMIT]:
         stats[STATUS] = OVER_BUDGET
@@ -242,7 +264,7 @@ def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
     if won or (me | opp) == words[BOARD]:
         return final_value(me, opp, won, words)
     if depth == 0:
-        return evaluate(me, opp, words, heuristic)
+        return leaf_value(me, opp, words, heuristic, net)
     generation = stats[GENERATION]
     slot = _slot(me, opp, keys, meta, generation)
     row = moves[ply]
@@ -259,7 +281,7 @@ def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
         move = row[i]
         child_me, child_opp, child_won = play(me, opp, move, words)
         value = -_negamax(child_me, child_opp, child_won, depth - 1, -beta, -alpha, ply + 1,
-                          words, heuristic, moves, keys, meta, values, stats)
+                          words, heuristic, moves, keys, meta, values, stats, net)
         if stats[STATUS] != RUNNING:
             return 0.0
         if value > best_value:
@@ -276,14 +298,15 @@ def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
 @njit(cache=True)
 def _root(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, words: np.ndarray,
           heuristic: np.ndarray, moves: np.ndarray, keys: np.ndarray, meta: np.ndarray,
-          values: np.ndarray, stats: np.ndarray) -> tuple[int, float]:
-    """The best of the ``root`` moves searched ``depth`` plies (tried in order, the first
-    wins ties) and its value: ``agents.search._Search.root``."""
+          values: np.ndarray, stats: np.ndarray,
+          net: tuple) -> tuple[int, float]:  # type: ignore[type-arg]
+    """The best of the ``root`` moves searched ``depth`` plies over ``net`` (tried in order,
+    the first wins ties) and its value: ``agents.search._Search.root``."""
     best, alpha = root[0], -np.inf
     for move in root:
         child_me, child_opp, child_won = play(me, opp, move, words)
         value = -_negamax(child_me, child_opp, child_won, depth - 1, -np.inf, -alpha, 1,
-                          words, heuristic, moves, keys, meta, values, stats)
+                          words, heuristic, moves, keys, meta, values, stats, net)
         if stats[STATUS] != RUNNING:
             break
         if value > alpha:
@@ -291,16 +314,18 @@ def _root(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, words: np
     return best, alpha
 
 
-@entry("Tuple((i8, f8, i8, b1))(u8, u8, i8[::1], i8, i8, i8, u8[::1], u8[::1], u8[::1], "
-      "i8[::1], f8[::1], i8[::1])")
+@entry(types.Tuple((types.int64, types.float64, types.int64, types.boolean))(
+    types.uint64, types.uint64, INTS, types.int64, types.int64, types.int64, WORDS, WORDS,
+    WORDS, INTS, FLOATS, INTS, NET_TYPE))
 def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, remaining: int,
                   budget: int, words: np.ndarray, heuristic: np.ndarray, keys: np.ndarray,
-                  meta: np.ndarray, values: np.ndarray,
-                  stats: np.ndarray) -> tuple[int, float, int, bool]:
+                  meta: np.ndarray, values: np.ndarray, stats: np.ndarray,
+                  net: tuple) -> tuple[int, float, int, bool]:  # type: ignore[type-arg]
     """``(move, value, depth, exact)`` of ``agents.search.search`` from ``(me, opp)``, the
     ``root`` moves in their order (reordered in place), ``remaining`` its ``exact_plies``
-    (-1: none) and ``budget`` the exact phase's (-1: no limit); ``stats[NODES]`` ends as
-    the positions visited. The table (``keys``, ``meta``, ``values``) holds entries of
+    (-1: none) and ``budget`` the exact phase's (-1: no limit), the leaves ``leaf_value``
+    over ``net`` (``NO_NET``: ``evaluate``); ``stats[NODES]`` ends as the positions
+    visited. The table (``keys``, ``meta``, ``values``) holds entries of
     ``stats[GENERATION]`` only. A search that fills half the table stops with
     ``stats[STATUS] == TABLE_FULL`` (its result meaningless): grow the table and run again.
     """
@@ -309,7 +334,7 @@ def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, r
     best, value, completed = root[0], 0.0, 0
     for iteration in range(1, depth + 1):
         best, value = _root(me, opp, root, iteration, words, heuristic, moves, keys, meta,
-                            values, stats)
+                            values, stats, net)
         if stats[STATUS] != RUNNING:
             return best, value, completed, False
         completed = iteration
@@ -321,7 +346,7 @@ def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, r
     if budget >= 0:
         stats[LIMIT] = stats[NODES] + budget
     exact_best, exact_value = _root(me, opp, root, remaining, words, heuristic, moves, keys,
-                                    meta, values, stats)
+                                    meta, values, stats, net)
     if stats[STATUS] != RUNNING:
         return best, value, completed, abs(value) >= WIN
     return exact_best, exact_value, remaining, True
@@ -362,10 +387,13 @@ TABLE = Table()
 
 
 def search(state: State, depth: int, rng: np.random.Generator, budget: int = EXACT_BUDGET,
-           table: Table = TABLE) -> SearchResult:
+           table: Table = TABLE, net: tuple = NO_NET) -> SearchResult:  # type: ignore[type-arg]
     """``agents.search.search(state, heuristics, depth, rng)`` over this module's heuristics
     (``exact_budget=budget``), compiled, with the same result: one ``rng.permutation`` of
     the ordered moves is drawn. ``table`` is grown as the search needs (it never fills).
+    With an n-tuple network ``net`` (``NetArrays``, of this board) the heuristics'
+    ``evaluate`` is ``leaf_value``'s network value; each search takes a new generation of
+    the table, so no value of one evaluation answers in a search over the other.
 
     Raises:
         ValueError: ``depth`` < 1, or ``state`` is a finished game.
@@ -386,7 +414,7 @@ def search(state: State, depth: int, rng: np.random.Generator, budget: int = EXA
         table.next_generation()
         move, value, completed, exact = search_kernel(
             me, opp, root.copy(), depth, remaining, budget, words, heuristic, table.keys,
-            table.meta, table.values, table.stats)
+            table.meta, table.values, table.stats, net)
         if table.stats[STATUS] != TABLE_FULL:
             return SearchResult(int(move), float(value), int(completed), bool(exact),
                                 int(table.stats[NODES]))

@@ -22,18 +22,30 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from boardgym.agents import four_in_a_row_search as compiled
 from boardgym.agents.base import check_rng
 from boardgym.agents.four_in_a_row_search import (  # noqa: F401  (the heuristics' constants)
     EXACT_BUDGET,
     EXACT_EMPTIES,
+    FLOATS,
+    INTS,
+    ROWS,
     W_LINE,
     W_THREAT,
     WIN_NOW,
+    WORDS,
 )
 from boardgym.agents.mcts import drawing, permute, words_array
-from boardgym.agents.search import AlphaBetaAgent, Heuristics, SearchResult, alphabeta_factory
+from boardgym.agents.ntuple.network import NET_TYPE
+from boardgym.agents.search import (
+    NO_NET,
+    AlphaBetaAgent,
+    Heuristics,
+    SearchResult,
+    alphabeta_factory,
+)
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games import players
 from boardgym.envs.games.compiled import entry
@@ -100,13 +112,14 @@ def shuffled_columns(me: np.ndarray, opp: np.ndarray, words: np.ndarray,
         permute(orders[i], counts[i], functions[i], states[i])
 
 
-@entry("i8(u8[::1], u8[::1], i8[:, ::1], i8[::1], i8, i8, u8[::1], u8[::1], u8[::1], i8[::1], "
-       "f8[::1], i8[::1], i8[::1], i8)")
+@entry(types.int64(WORDS, WORDS, ROWS, INTS, types.int64, types.int64, WORDS, WORDS, WORDS,
+                   INTS, FLOATS, INTS, INTS, types.int64, NET_TYPE))
 def search_batch(me: np.ndarray, opp: np.ndarray, orders: np.ndarray, counts: np.ndarray,
                  depth: int, budget: int, words: np.ndarray, heuristic: np.ndarray,
                  keys: np.ndarray, meta: np.ndarray, values: np.ndarray, stats: np.ndarray,
-                 out: np.ndarray, start: int) -> int:
-    """``search_kernel``'s move into ``out[i]`` for each game ``i`` from ``start`` on, over its
+                 out: np.ndarray, start: int, net: tuple) -> int:  # type: ignore[type-arg]
+    """``search_kernel``'s move (over ``net``) into ``out[i]`` for each game ``i`` from
+    ``start`` on, over its
     root moves ``orders[i, :counts[i]]``, each search a new generation of the table
     (``keys``, ``meta``, ``values``, ``stats``: a ``Table``'s); the first game whose search
     fills the table (grow it and go on from there), or the number of games."""
@@ -115,17 +128,17 @@ def search_batch(me: np.ndarray, opp: np.ndarray, orders: np.ndarray, counts: np
         out[i] = compiled.search_kernel(
             me[i], opp[i], orders[i, :counts[i]].copy(), depth,
             compiled.exact_plies(me[i], opp[i], words), budget, words, heuristic, keys, meta,
-            values, stats)[0]
+            values, stats, net)[0]
         if stats[compiled.STATUS] == compiled.TABLE_FULL:
             return i
     return me.shape[0]
 
 
 def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator],
-                budget: int = EXACT_BUDGET, table: compiled.Table = compiled.TABLE
-                ) -> np.ndarray:
-    """``four_in_a_row_search.search(unbatch(state, k), depth, rngs[k], budget).move`` for
-    each game ``k`` of the batched ``state``, in compiled loops: first every game's root
+                budget: int = EXACT_BUDGET, table: compiled.Table = compiled.TABLE,
+                net: tuple = NO_NET) -> np.ndarray:  # type: ignore[type-arg]
+    """``four_in_a_row_search.search(unbatch(state, k), depth, rngs[k], budget, net=net)
+    .move`` for each game ``k`` of the batched ``state``, in compiled loops: first every game's root
     order is drawn, game after game (``shuffled_columns``), then the games are searched
     (``search_batch``). The same moves, and each generator left in the state of that
     game-by-game loop (one given for several games draws for them in turn).
@@ -149,7 +162,7 @@ def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator],
     moves, start = np.empty(len(me), dtype=np.int64), 0
     while (start := search_batch(me, opp, orders, counts, depth, budget, words, heuristic,
                                  table.keys, table.meta, table.values, table.stats, moves,
-                                 start)) < len(me):
+                                 start, net)) < len(me):
         table.grow()
     return moves
 

@@ -28,6 +28,7 @@ from numba import types
 from boardgym.agents import reversi_search
 from boardgym.agents.base import check_rng
 from boardgym.agents.mcts import drawing, permute, words_array
+from boardgym.agents.ntuple.network import NET_TYPE
 from boardgym.agents.reversi_search import (
     ARRAY_I8,
     ARRAY_U8,
@@ -48,6 +49,7 @@ from boardgym.agents.reversi_search import final_value as compiled_final_value
 from boardgym.agents.reversi_search import search as compiled_search
 from boardgym.agents.reversi_search import stable_discs as compiled_stable_discs
 from boardgym.agents.search import (
+    NO_NET,
     AlphaBetaAgent,
     Heuristics,
     SearchResult,
@@ -136,24 +138,26 @@ def shuffled_orders(me: np.ndarray, opp: np.ndarray, legal: np.ndarray, orders: 
 
 @entry(types.int64(ARRAY_U8, ARRAY_U8, types.Array(types.int64, 2, "C"), ARRAY_I8,
                    types.Array(types.boolean, 1, "C"), types.int64, TABLE_TYPE, ARRAY_I8,
-                   types.int64))
+                   types.int64, NET_TYPE))
 def deepen_batch(me: np.ndarray, opp: np.ndarray, orders: np.ndarray, counts: np.ndarray,
                  searched: np.ndarray, depth: int, table: tuple,  # type: ignore[type-arg]
-                 out: np.ndarray, start: int) -> int:
-    """``deepen``'s move into ``out[i]`` for each game ``i`` from ``start`` on where
-    ``searched[i]``, over its root moves ``orders[i, :counts[i]]``; the first game whose
-    search fills ``table`` (grow it and go on from there), or the number of games."""
+                 out: np.ndarray, start: int, net: tuple) -> int:  # type: ignore[type-arg]
+    """``deepen``'s move (over ``net``) into ``out[i]`` for each game ``i`` from ``start``
+    on where ``searched[i]``, over its root moves ``orders[i, :counts[i]]``; the first game
+    whose search fills ``table`` (grow it and go on from there), or the number of games."""
     for i in range(start, me.shape[0]):
         if searched[i]:
-            out[i] = deepen(me[i], opp[i], orders[i, :counts[i]].copy(), depth, table)[0]
+            out[i] = deepen(me[i], opp[i], orders[i, :counts[i]].copy(), depth, table,
+                            net)[0]
             if table[4][FILLED]:
                 return i
     return me.shape[0]
 
 
-def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator]) -> np.ndarray:
-    """``reversi_search.search(unbatch(state, k), depth, rngs[k]).move`` for each game ``k``
-    of the batched ``state``, in compiled loops: first every game's root order is drawn,
+def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator],
+                net: tuple = NO_NET) -> np.ndarray:  # type: ignore[type-arg]
+    """``reversi_search.search(unbatch(state, k), depth, rngs[k], net).move`` for each game
+    ``k`` of the batched ``state``, in compiled loops: first every game's root order is drawn,
     game after game (``shuffled_orders``), then the endgames are solved and the other games
     searched (``deepen_batch``). The same moves, and each generator left in the state of
     that game-by-game loop (one given for several games draws for them in turn).
@@ -177,7 +181,7 @@ def search_many(state: State, depth: int, rngs: Sequence[np.random.Generator]) -
     start = 0
     table = reversi_search.TABLE  # the single search's, looked up when called
     while (start := deepen_batch(me, opp, orders, counts, ~endgame, depth, table.arrays,
-                                 moves, start)) < len(me):
+                                 moves, start, net)) < len(me):
         table.grow()
     return moves
 

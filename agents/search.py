@@ -43,6 +43,12 @@ WIN = 1_000_000.0
 INFINITY = math.inf
 EXACT, LOWER, UPPER = 0, 1, 2
 """Transposition-table bound kinds: the value is exact, a lower bound, or an upper bound."""
+NO_NET = (np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64),
+          np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32),
+          np.zeros(5, dtype=np.int64))
+"""The empty n-tuple network (``NetArrays`` of ``agents.ntuple.network`` without weights):
+the compiled searches of Reversi and four-in-a-row value their leaves with their own
+heuristic evaluation when given it, and with the network's value otherwise."""
 UCT_EXPLORATION = math.sqrt(2.0)
 """The UCT exploration constant ``c`` in ``mean + c * sqrt(ln N / n)``."""
 
