@@ -1,11 +1,12 @@
 """Learning curves of a run: win (and loss) rate against each eval opponent over steps.
 
 ``boardgym plot RUN_DIR [--out FILE.png]`` reads the run's ``eval.json`` (written by
-``boardgym train`` / ``boardgym selfplay``) and draws one line per opponent (solid: won,
-dashed: lost), and, when the run judged its bar on games of its own (``bar_games``), one
-dotted line per bar opponent for those games; when the run judged quality
-(``--eval-quality N``) a second panel below shows the outcome-kept and best-move shares on
-the selection positions, with the step of ``best.zip`` marked. The PNG goes to
+any trainer: ``boardgym train``, ``selfplay``, ``az``, ``td``) and draws one line per opponent
+(solid: won, dashed: lost), and, when the run judged its bar on games of its own
+(``bar_games``), one dotted line per bar opponent for those games, and for the noisy ladder
+of a td run (both sides making random moves) one dash-dot line per opponent; when the run
+judged quality (``--eval-quality N``) a second panel below shows the outcome-kept and
+best-move shares on the selection positions, with the step of ``best.zip`` marked. The PNG goes to
 ``RUN_DIR/learning_curve.png`` unless ``--out`` says otherwise, written atomically; a file
 already there is overwritten only when it is a learning curve this command drew (or the run
 folder's own ``learning_curve.png``), otherwise ``--force`` is needed.
@@ -36,7 +37,8 @@ QUALITY_FIGURE_SIZE = (7.0, 6.5)
 DPI = 120
 PERCENT = 100
 GAME_LINES = (("win_rates", "-", "o", "won"), ("loss_rates", "--", None, "lost"),
-              ("bar_rates", ":", None, "bar games won"))
+              ("bar_rates", ":", None, "bar games won"),
+              ("noisy_win_rates", "-.", None, "won, random moves"))
 """The games panel's lines: key of an eval record, line style, marker and label."""
 QUALITY_LINES = (("kept_rate", "outcome kept"), ("best_rate", "best move"))
 """The quality panel's lines: key of an eval record's ``"quality"`` and label."""
@@ -92,8 +94,11 @@ def quality_curves(history: list[dict[str, Any]]) -> dict[str, tuple[list[int], 
 
 
 def x_label(history: list[dict[str, Any]]) -> str:
-    """What the records' ``step`` counts: self-play positions in an az run (its records have
-    an ``iteration``), environment steps in a PPO run."""
+    """What the records' ``step`` counts: their ``step_unit`` where they say (a td run:
+    self-play games), self-play positions in an az run (its records have an
+    ``iteration``), environment steps in a PPO run."""
+    if isinstance(history[0].get("step_unit"), str):
+        return str(history[0]["step_unit"])
     return "self-play positions" if "iteration" in history[0] else "training steps"
 
 
@@ -124,7 +129,8 @@ def draw_quality(axes: Any, lines: dict[str, tuple[list[int], list[float]]],
 
 def draw_games(axes: Any, history: list[dict[str, Any]]) -> None:
     """The games panel: per eval opponent its win rate (solid) and loss rate (dashed), and
-    per bar opponent the win rate of the bar's own games (dotted, ``"bar_rates"``), each
+    per bar opponent the win rate of the bar's own games (dotted, ``"bar_rates"``), per
+    noisy opponent the win rate with random moves (dash-dot, ``"noisy_win_rates"``), each
     opponent in one colour."""
     colours: dict[str, Any] = {}
     for key, style, marker, outcome in GAME_LINES:
