@@ -17,7 +17,7 @@ from typing import Any
 from boardgym.envs.games import players
 from boardgym.envs.games.core import Game
 
-REVERSI_PLAYERS = ("random", "corner_best", "corner_side_best", "worst")
+REVERSI_PLAYERS = ("random", "corner_best", "corner_side_best", "worst", "wpc")
 """Reversi's players with a compiled twin; each one's code is its index here."""
 TICTACTOE_PLAYERS = ("random", "rules", "rules_center", "perfect")
 """Tic-tac-toe's players with a compiled twin; each one's code is its index here."""

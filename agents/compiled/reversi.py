@@ -8,8 +8,8 @@ chosen with one draw of the sub-env's splitmix stream (``compiled.choose``), exa
 batched players do in the vector env.
 
 ``wpc_batch`` is the candidate set of ``wpc``, the weighted-piece-counter player
-(``agents.reversi``), over arrays: both its single-game and its batched player run it. It has
-no code in ``REVERSI_PLAYERS``, so the vector env plays it on its Python path.
+(``agents.reversi``), over arrays: both its single-game and its batched player run it, and
+its code in ``REVERSI_PLAYERS`` gives the vector env its compiled twin.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from boardgym.envs.games.compiled import (
 )
 from boardgym.envs.games.reversi_bits import WORDS, flips, play
 
-RANDOM, CORNER_BEST, CORNER_SIDE_BEST, WORST = (
+RANDOM, CORNER_BEST, CORNER_SIDE_BEST, WORST, WPC = (
     REVERSI_PLAYERS.index(name) for name in ("random", "corner_best", "corner_side_best",
-                                             "worst"))
+                                             "worst", "wpc"))
 CORNERS = np.uint64(0x8100_0000_0000_0081)
 EDGES = np.uint64(0xFF81_8181_8181_81FF)
 """Row or column 0 or 7."""
@@ -98,6 +98,8 @@ def _candidates(code: int, me: np.uint64, opp: np.uint64, legal: np.uint64) -> n
         return np.uint64(legal)
     if code == WORST:
         return best_moves(me, opp, legal, FEWEST_FLIPS)
+    if code == WPC:
+        return best_moves(me, opp, legal, WPC_GAIN)
     corners = legal & CORNERS
     if corners:
         return corners
@@ -117,7 +119,8 @@ def candidates(code: int, me: np.uint64, opp: np.uint64, legal: np.uint64) -> np
     - ``corner_best``: the legal corners, else the moves flipping the most discs;
     - ``corner_side_best``: the legal corners, else the legal edge moves, else the moves
       flipping the most discs;
-    - ``worst``: the moves flipping the fewest discs.
+    - ``worst``: the moves flipping the fewest discs;
+    - ``wpc``: the moves leaving the highest weighted piece count (``WPC_WEIGHTS``).
     """
     return _candidates(code, me, opp, legal)
 
@@ -159,5 +162,5 @@ def respond_batch(me: np.ndarray, opp: np.ndarray, to_move: np.ndarray, legal: n
         counters[i], last[i] = counter, action
 
 
-__all__ = ["CORNER_BEST", "CORNER_SIDE_BEST", "RANDOM", "WORST", "WPC_WEIGHTS", "best_moves",
-           "candidates", "respond_batch", "wpc_batch"]
+__all__ = ["CORNER_BEST", "CORNER_SIDE_BEST", "RANDOM", "WORST", "WPC", "WPC_WEIGHTS",
+           "best_moves", "candidates", "respond_batch", "wpc_batch"]

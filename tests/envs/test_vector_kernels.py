@@ -18,7 +18,7 @@ from boardgym.envs.games import reversi as rules
 from boardgym.envs.games.core import batch_of
 from tests.envs.vectors import make, random_actions
 
-COMPILED_OPPONENTS = ["random", "corner_best", "corner_side_best", "worst"]
+COMPILED_OPPONENTS = ["random", "corner_best", "corner_side_best", "worst", "wpc"]
 REVERSI = GAMES["reversi"]
 
 
