@@ -142,3 +142,31 @@ def candidates(net_arrays: tuple[Any, ...], state: Any) -> np.ndarray:
                             np.ascontiguousarray(state.opp, dtype=np.uint64),
                             np.ascontiguousarray(rules.legal_bits(state), dtype=np.uint64),
                             state.geom.words, net_arrays)
+
+
+def search(state: Any, depth: int, rng: np.random.Generator, net: Any) -> Any:
+    """The ``ntuple:D`` search (``D >= 1``) of the unfinished single ``state`` with the
+    ``NTupleNet`` ``net`` of its board: ``agents.four_in_a_row_search.search`` (the
+    ``alphabeta:D`` search: its move order, root draw and exact phase from
+    ``EXACT_EMPTIES`` empty cells) with ``-value(opp, me, marks, net)`` at the leaves; its
+    ``SearchResult``.
+
+    Raises:
+        ValueError: ``depth`` < 1, or a finished game.
+    """
+    from boardgym.agents import four_in_a_row_search
+
+    return four_in_a_row_search.search(state, depth, rng, net=net.arrays)
+
+
+def search_many(state: Any, depth: int, rngs: Any, net: Any) -> np.ndarray:
+    """``search(unbatch(state, k), depth, rngs[k], net).move`` for each game ``k`` of the
+    batched ``state``, in compiled loops (``agents.four_in_a_row_strong.search_many``): the
+    same moves, and each generator left as that game-by-game loop leaves it.
+
+    Raises:
+        ValueError: ``depth`` < 1, a finished game, not one numpy Generator per game.
+    """
+    from boardgym.agents import four_in_a_row_strong
+
+    return four_in_a_row_strong.search_many(state, depth, rngs, net=net.arrays)

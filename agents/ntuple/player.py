@@ -13,7 +13,8 @@ Networks are read once per process (by file identity), never unpickled, and with
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -102,7 +103,12 @@ class NTupleGreedy(_Fitted, CandidatePlayer):
 
 
 class NTupleSearch(_Fitted):
-    """``ntuple:D@PATH`` with ``D >= 1``: the game's alpha-beta over the network."""
+    """``ntuple:D@PATH`` with ``D >= 1``: the game's alpha-beta over the network.
+
+    Where the game's module has a compiled batch search (``search_many``: Reversi and
+    four-in-a-row), the player offers ``act_many`` (``players.act_each``): ``act`` in each
+    game of a batch in one compiled loop; elsewhere (tic-tac-toe) it has none.
+    """
 
     def __init__(self, net: NTupleNet, label: str, depth: int) -> None:
         super().__init__(net, label)
@@ -117,6 +123,24 @@ class NTupleSearch(_Fitted):
         """
         check_rng(rng)
         return int(game_module(self.net.game).search(state, self.depth, rng, self.net).move)
+
+    @property
+    def act_many(self) -> Callable[[Any, Sequence[np.random.Generator]], np.ndarray]:
+        """``act`` in each game ``k`` of the batched ``state`` with ``rngs[k]``, as
+        ``act_many(state, rngs)``: the moves and generator states of that game-by-game loop,
+        in compiled loops (the game module's ``search_many``).
+
+        Raises:
+            AttributeError: the game has no batch search (so ``hasattr`` is False).
+        """
+        many = getattr(game_module(self.net.game), "search_many", None)
+        if many is None:
+            raise AttributeError(f"{self.name} has no batch search: it moves game by game")
+        return partial(self._search_many, many)
+
+    def _search_many(self, many: Callable[..., np.ndarray], state: Any,
+                     rngs: Sequence[np.random.Generator]) -> np.ndarray:
+        return np.asarray(many(state, self.depth, rngs, self.net), dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"NTupleSearch({self.name!r})"

@@ -114,3 +114,31 @@ def candidates(net_arrays: tuple[Any, ...], state: Any) -> np.ndarray:
                             np.ascontiguousarray(state.opp, dtype=np.uint64),
                             np.ascontiguousarray(state.legal, dtype=np.uint64), net_arrays)
 
+
+
+def search(state: Any, depth: int, rng: np.random.Generator, net: Any) -> Any:
+    """The ``ntuple:D`` search (``D >= 1``) of the unfinished single ``state`` with the
+    ``NTupleNet`` ``net``: ``agents.reversi_search.search`` (the ``alphabeta:D`` search: its
+    move order, root draw, passes and exact endgame from ``ENDGAME_EMPTIES`` empty squares)
+    with ``-value(opp, me, 0, net)`` at the leaves; its ``SearchResult``.
+
+    Raises:
+        ValueError: ``depth`` out of range, or a finished game.
+    """
+    from boardgym.agents import reversi_search
+
+    return reversi_search.search(state, depth, rng, net.arrays)
+
+
+def search_many(state: Any, depth: int, rngs: Any, net: Any) -> np.ndarray:
+    """``search(unbatch(state, k), depth, rngs[k], net).move`` for each game ``k`` of the
+    batched ``state``, in compiled loops (``agents.reversi_strong.search_many``): the same
+    moves, and each generator left as that game-by-game loop leaves it.
+
+    Raises:
+        ValueError: ``depth`` out of range, a finished game, not one numpy Generator per
+            game.
+    """
+    from boardgym.agents import reversi_strong
+
+    return reversi_strong.search_many(state, depth, rngs, net.arrays)

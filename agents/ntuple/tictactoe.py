@@ -77,3 +77,27 @@ def candidates(net_arrays: tuple[Any, ...], state: Any) -> np.ndarray:
                             np.ascontiguousarray(state.opp, dtype=np.uint64),
                             np.ascontiguousarray(rules.action_bits(state), dtype=np.uint64),
                             net_arrays)
+
+
+def search(state: Any, depth: int, rng: np.random.Generator, net: Any) -> Any:
+    """The ``ntuple:D`` search (``D >= 1``) of the unfinished ``state`` with the
+    ``NTupleNet`` ``net``: ``agents.search.search`` over the rules alone (the generic
+    ``alphabeta:D``: legal order, the result of finished games) with ``-value(opp, me, 0,
+    net)`` at the leaves; its ``SearchResult``.
+
+    Raises:
+        ValueError: ``depth`` < 1, or a finished game.
+    """
+    from boardgym.agents.ntuple.network import values_batch
+    from boardgym.agents.search import Heuristics
+    from boardgym.agents.search import search as generic_search
+
+    arrays, no_marks = net.arrays, np.zeros(1, dtype=np.uint64)
+
+    def leaf_value(position: Any) -> float:
+        """Minus the network's value of ``position`` for the side that just moved."""
+        own = np.array([position.opp], dtype=np.uint64)
+        other = np.array([position.me], dtype=np.uint64)
+        return -float(values_batch(own, other, no_marks, arrays)[0])
+
+    return generic_search(state, Heuristics(rules=rules, evaluate=leaf_value), depth, rng)
