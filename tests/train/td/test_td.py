@@ -42,6 +42,8 @@ def test_a_tiny_run_learns_tictactoe_to_perfect_quality(tmp_path: Path,
     quality = judge("tictactoe", f"ntuple:0@{folder / 'checkpoints' / 'model.zip'}", report)
     assert quality.kept == quality.decisive
     assert checkpoint.load(folder / "checkpoints" / "model.zip").games == 60000
+    assert cli.main(["plot", str(folder)]) == 0
+    assert (folder / "learning_curve.png").stat().st_size > 0
 
 
 def test_a_run_stopped_by_ctrl_c_resumes_as_the_same_run(
