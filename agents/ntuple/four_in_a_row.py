@@ -116,8 +116,9 @@ def afterstates(me: np.uint64, opp: np.uint64, legal: np.uint64, words: np.ndarr
         over = won or (own | opp) == words[BOARD]
         found[0][count], found[1][count], found[2][count], found[3][count] = \
             column, own, opp, over
+        found[5][count] = marks(own, opp, words, net)
         found[4][count] = np.inf if won else (
-            0.0 if over else raw_value(own, opp, marks(own, opp, words, net), net))
+            0.0 if over else raw_value(own, opp, found[5][count], net))
         count += 1
     return count
 

@@ -186,10 +186,11 @@ def push(trace: tuple, length: int, own: np.uint64, other: np.uint64, marks: np.
 @njit(cache=True, inline="always")
 def new_afterstates() -> tuple:  # type: ignore[type-arg]
     """Room for the afterstates of one position's moves (``MAX_MOVES``): ``(moves, own,
-    other, over, scores)``, filled by a game's ``afterstates``."""
+    other, over, scores, marks)``, filled by a game's ``afterstates``: a finished game's
+    score is +inf, 0 or -inf (its result for the mover), another's the network's sum."""
     return (np.empty(MAX_MOVES, dtype=np.int64), np.empty(MAX_MOVES, dtype=np.uint64),
             np.empty(MAX_MOVES, dtype=np.uint64), np.empty(MAX_MOVES, dtype=np.bool_),
-            np.empty(MAX_MOVES))
+            np.empty(MAX_MOVES), np.zeros(MAX_MOVES, dtype=np.uint64))
 
 
 @njit(cache=True, inline="always")
@@ -235,6 +236,31 @@ def update(own: np.uint64, other: np.uint64, marks: np.uint64, target: float, al
     push(trace, 0, own, other, marks, value(own, other, marks, net), 0, net)
     empty = (np.zeros(0, dtype=np.float32), np.zeros(0, dtype=np.float32))
     return learn(trace, 1, target, alpha, 0.0, net, empty, NO_TCL)
+
+
+@njit(cache=True, inline="always")
+def self_play_move(found: tuple, count: int, random_move: bool, trace: tuple,  # type: ignore[type-arg]
+                   length: int, side: int, alpha: float, lam: float, net: tuple,  # type: ignore[type-arg]
+                   trainer: tuple, mode: int) -> tuple[int, int, float]:  # type: ignore[type-arg]
+    """One move of the learners' self-play among the ``count`` afterstates of ``found``
+    (``side`` to move): a uniformly drawn one if ``random_move`` (the trace is cut), else
+    the best (``draw_best``), toward whose value the trace's newest afterstate learns
+    (negated when the other side owns it; a finished game's value is its result). The new
+    afterstate goes on the trace unless the game is over. Returns ``(pick, length, |error|)``,
+    the error -1 when nothing learned."""
+    pick = np.random.randint(count) if random_move else draw_best(found, count)
+    over = found[3][pick]
+    after = np.sign(found[4][pick]) if over else np.tanh(found[4][pick])
+    error = -1.0
+    if random_move:
+        length = 0
+    elif length > 0:
+        target = after if trace[2][0] == side else -after
+        error = abs(learn(trace, length, target, alpha, lam, net, trainer, mode))
+    if not over:
+        length = push(trace, length, found[1][pick], found[2][pick], found[5][pick], after,
+                      side, net)
+    return pick, length, error
 
 
 def horizon(lam: float, cut: float) -> int:

@@ -1,10 +1,7 @@
-"""Reversi's TD self-play, compiled: one call plays a chunk of games and learns from them.
-
-Both sides play with the one network, each valuing afterstates as their owner (the rule of
-every game's learner: ``train.td.kernels``); Reversi adds passes: when the side to move has
+"""Reversi's TD self-play, compiled: one call plays a chunk of games and learns from them
+(the rule of every game's learner: ``train.td.kernels``; passes: when the side to move has
 no move the other moves again, and the previous afterstate then learns toward the same
-side's next one, not negated.
-"""
+side's next one, not negated)."""
 
 from __future__ import annotations
 
@@ -15,21 +12,21 @@ from boardgym.agents.ntuple.network import (
     NET_TYPE,
     TRACE_TYPE,
     TRAINER_TYPE,
-    draw_best,
-    learn,
     new_afterstates,
-    push,
+    self_play_move,
 )
-from boardgym.agents.ntuple.reversi import afterstates, final_result
+from boardgym.agents.ntuple.reversi import afterstates
 from boardgym.envs.games.compiled import ZERO, entry
 from boardgym.envs.games.reversi_bits import FIRST_START, SECOND_START, legal_moves
 
 COUNTS_TYPE = types.Tuple((types.int64, types.int64, types.float64))
 """``(plies, updates, sum of |error|)`` of a chunk."""
+SETTINGS = (types.int64, types.int64, types.float64, types.float64, types.float64,
+            types.int64, types.int64, types.int64, NET_TYPE, TRAINER_TYPE, TRACE_TYPE)
+"""The arguments every game's ``self_play`` starts with."""
 
 
-@entry(COUNTS_TYPE(types.int64, types.int64, types.float64, types.float64, types.float64,
-                   types.int64, types.int64, types.int64, NET_TYPE, TRAINER_TYPE, TRACE_TYPE))
+@entry(COUNTS_TYPE(*SETTINGS))
 def self_play(games: int, seed: int, alpha: float, lam: float, epsilon: float,
               opening_lo: int, opening_hi: int, mode: int, net: tuple,  # type: ignore[type-arg]
               trainer: tuple, trace: tuple) -> tuple[int, int, float]:  # type: ignore[type-arg]
@@ -49,22 +46,17 @@ def self_play(games: int, seed: int, alpha: float, lam: float, epsilon: float,
                 me, opp, side = opp, me, 1 - side
                 continue
             count = afterstates(me, opp, legal, net, found)
-            explore = opening > 0 or np.random.random() < epsilon
-            pick = np.random.randint(count) if explore else draw_best(found, count)
-            own, other, over = found[1][pick], found[2][pick], found[3][pick]
-            after = final_result(own, other) if over else np.tanh(found[4][pick])
-            if explore:
-                length = 0
-                opening -= 1
-            elif length > 0:
-                target = after if trace[2][0] == side else -after
-                errors += abs(learn(trace, length, target, alpha, lam, net, trainer, mode))
-                updates += 1
+            random_move = opening > 0 or np.random.random() < epsilon
+            opening -= 1
+            pick, length, error = self_play_move(found, count, random_move, trace, length,
+                                                 side, alpha, lam, net, trainer, mode)
             plies += 1
-            if over:
+            if error >= 0.0:
+                errors += error
+                updates += 1
+            if found[3][pick]:
                 break
-            length = push(trace, length, own, other, ZERO, after, side, net)
-            me, opp, side = other, own, 1 - side
+            me, opp, side = found[2][pick], found[1][pick], 1 - side
     return plies, updates, errors
 
 
