@@ -106,10 +106,11 @@ def measure_search(game: str, spec: str, repeats: int) -> SearchRow:
     return row
 
 
-def search_rows(games: list[str], repeats: int) -> list[SearchRow]:
-    """Every default spec of ``games`` (``SPECS``)."""
+def search_rows(games: list[str], repeats: int,
+                specs: list[str] | None = None) -> list[SearchRow]:
+    """Every spec of ``specs`` (default: the game's ``SPECS``) for each of ``games``."""
     return [measure_search(game, spec, repeats) for game in games
-            for spec in SPECS.get(game, ())]
+            for spec in (specs or SPECS.get(game, ()))]
 
 
 def search_markdown(rows: list[SearchRow]) -> str:
@@ -132,8 +133,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", choices=list(SPECS), default=list(SPECS))
     parser.add_argument("--repeats", type=int_at_least(1, MAX_REPEATS, "MAX_REPEATS"),
                         default=3, help="timings per move; the median (default 3)")
+    parser.add_argument("--specs", nargs="+", metavar="SPEC",
+                        help="the players to time (default: the README's search players), "
+                             "e.g. ntuple:4@shipped:reversi_ntuple")
     args = parser.parse_args(argv)
-    print(search_markdown(search_rows(args.games, args.repeats)))
+    try:
+        rows = search_rows(args.games, args.repeats, args.specs)
+    except (ValueError, FileNotFoundError) as error:
+        parser.error(str(error))
+    print(search_markdown(rows))
     return 0
 
 
