@@ -5,8 +5,8 @@ into a fresh venv outside the checkout (no system site-packages, so a missing de
 shows; torch from the pin of ``constraints.txt``). From an empty folder the venv then runs
 ``boardgym quality tictactoe perfect`` (the shipped labelled set), ``boardgym evaluate``
 against each shipped checkpoint by its ``shipped:`` name, and a few steps of every default
-training config (``train``, ``selfplay``, ``az``) of every game: their ``init_from`` weights,
-opponents and position sets are shipped names. The commands after the first run in one
+training config (``train``, ``selfplay``, ``az``, ``td``) of every game: their ``init_from``
+weights, opponents and position sets are shipped names. The commands after the first run in one
 process of the venv (``DRIVER``), so that torch is imported once.
 """
 
@@ -46,6 +46,8 @@ AZ_TINY = ["--iterations", "1", "--set", "games_per_iteration=2", "--set", "simu
            "--set", "considered=2", "--set", "batch_size=8", "--set", "train_steps=1",
            "--set", "eval_every=1", "--set", "eval_positions=4", "--set", "eval_games=2",
            "--no-progress", "--seed", "0"]
+TD_TINY = ["--games", "2000", "--set", "chunk_games=1000", "--set", "eval_every=2000",
+           "--set", "eval_games=2", "--set", "eval_positions=20", "--no-progress"]
 DRIVER = """
 import contextlib, io, json, sys
 from boardgym.train.cli import main
@@ -80,7 +82,8 @@ def commands() -> list[list[str]]:
                  "shipped:four_in_a_row_solved", "--limit", "2"])
     for game in GAMES:
         ppo = [*PPO_TINY, *PPO_GAME_TINY.get(game, [])]
-        runs += [["train", game, *ppo], ["selfplay", game, *ppo], ["az", game, *AZ_TINY]]
+        runs += [["train", game, *ppo], ["selfplay", game, *ppo], ["az", game, *AZ_TINY],
+                 ["td", game, *TD_TINY]]
     return runs
 
 
@@ -139,6 +142,6 @@ def test_the_installed_package_runs_its_defaults_from_an_empty_folder(
               if result["code"] != 0]
     assert not failed, "\n".join(failed)
     for game in GAMES:
-        for kind in ("maskableppo", "selfplay", "az"):
+        for kind in ("maskableppo", "selfplay", "az", "td"):
             assert len(list((tmp_path / "runs").glob(f"{game}__{kind}__0__*"))) == 1, \
                 (game, kind, sorted(path.name for path in (tmp_path / "runs").iterdir()))
