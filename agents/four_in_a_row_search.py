@@ -39,7 +39,15 @@ from numba import njit, types
 from boardgym.agents.ntuple.four_in_a_row import marks
 from boardgym.agents.ntuple.network import NET_TYPE
 from boardgym.agents.ntuple.network import value as net_value
-from boardgym.agents.search import NO_NET, WIN, SearchResult
+from boardgym.agents.search import (
+    NET_HANDLE,
+    NO_NET,
+    WEIGHTS,
+    WIN,
+    SearchResult,
+    handle_net,
+    net_handle,
+)
 from boardgym.envs.games import four_in_a_row as rules
 from boardgym.envs.games.compiled import ZERO, entry, mix, popcount, to_front
 from boardgym.envs.games.four_in_a_row import Geometry, State
@@ -162,10 +170,12 @@ def evaluate(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.nda
 def leaf_value(me: np.uint64, opp: np.uint64, words: np.ndarray, heuristic: np.ndarray,
                net: tuple) -> float:  # type: ignore[type-arg]
     """The value at the search's horizon of a non-final position for the side to move:
-    ``evaluate``, or with a network (``net`` not empty) ``-value(opp, me, marks, net)``."""
-    if net[3].shape[0] == 0:
+    ``evaluate``, or with a network (``net``, its ``agents.search.net_handle``, not empty)
+    ``-value(opp, me, marks, net)``."""
+    if net[WEIGHTS] == 0:
         return evaluate(me, opp, words, heuristic)
-    return -net_value(opp, me, marks(opp, me, words, net), net)
+    arrays = handle_net(net)
+    return -net_value(opp, me, marks(opp, me, words, arrays), arrays)
 
 
 @entry("i8(u8, u8, u8[::1], u8[::1], i8[::1])")
@@ -247,13 +257,14 @@ def _store(me: np.uint64, opp: np.uint64, depth: int, value: float, kind: int, b
 
 @entry(types.float64(types.uint64, types.uint64, types.boolean, types.int64, types.float64,
                      types.float64, types.int64, WORDS, WORDS, ROWS, WORDS, INTS, FLOATS, INTS,
-                     NET_TYPE))
+                     NET_HANDLE))
 def _negamax(me: np.uint64, opp: np.uint64, won: bool, depth: int, alpha: float,
              beta: float, ply: int, words: np.ndarray, heuristic: np.ndarray,
              moves: np.ndarray, keys: np.ndarray, meta: np.ndarray, values: np.ndarray,
              stats: np.ndarray, net: tuple) -> float:  # type: ignore[type-arg]
     """The value of ``(me, opp)`` (``won``: the last move made a line) searched ``depth``
-    plies deep within ``(alpha, beta)``, its leaves ``leaf_value`` over ``net``:
+    plies deep within ``(alpha, beta)``, its leaves ``leaf_value`` over ``net`` (a
+    ``net_handle``):
     ``agents.search._Search.negamax``. ``moves[ply]`` holds this position's moves. A stop
     (``stats[STATUS]``) returns at once, the value meaningless. (Typed explicitly: numba
     caches a recursive function only so.)"""
@@ -300,8 +311,8 @@ def _root(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, words: np
           heuristic: np.ndarray, moves: np.ndarray, keys: np.ndarray, meta: np.ndarray,
           values: np.ndarray, stats: np.ndarray,
           net: tuple) -> tuple[int, float]:  # type: ignore[type-arg]
-    """The best of the ``root`` moves searched ``depth`` plies over ``net`` (tried in order,
-    the first wins ties) and its value: ``agents.search._Search.root``."""
+    """The best of the ``root`` moves searched ``depth`` plies over ``net`` (a ``net_handle``;
+    tried in order, the first wins ties) and its value: ``agents.search._Search.root``."""
     best, alpha = root[0], -np.inf
     for move in root:
         child_me, child_opp, child_won = play(me, opp, move, words)
@@ -331,10 +342,11 @@ def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, r
     """
     stats[NODES], stats[LIMIT], stats[STATUS], stats[COUNT] = 0, NO_LIMIT, RUNNING, 0
     moves = np.empty((empty_cells(me, opp, words) + 2, np.int64(words[COLUMNS])), np.int64)
+    handle = net_handle(net)
     best, value, completed = root[0], 0.0, 0
     for iteration in range(1, depth + 1):
         best, value = _root(me, opp, root, iteration, words, heuristic, moves, keys, meta,
-                            values, stats, net)
+                            values, stats, handle)
         if stats[STATUS] != RUNNING:
             return best, value, completed, False
         completed = iteration
@@ -346,7 +358,7 @@ def search_kernel(me: np.uint64, opp: np.uint64, root: np.ndarray, depth: int, r
     if budget >= 0:
         stats[LIMIT] = stats[NODES] + budget
     exact_best, exact_value = _root(me, opp, root, remaining, words, heuristic, moves, keys,
-                                    meta, values, stats, net)
+                                    meta, values, stats, handle)
     if stats[STATUS] != RUNNING:
         return best, value, completed, abs(value) >= WIN
     return exact_best, exact_value, remaining, True

@@ -14,11 +14,8 @@ for move and node for node, in compiled code (``agents.reversi_strong.search`` c
 - ``deepen``: iterative deepening over the root moves in the order given (the caller draws
   it), the best of each iteration tried first in the next, the first best winning ties; it
   stops early at a proven win or loss. Below the root: negamax with alpha-beta, a pass keeps
-  the side to move (its value is not negated), finished games worth ``final_value``.
-- The leaves (``leaf_value``): ``evaluate``, or with an n-tuple network (``NetArrays`` of
-  ``agents.ntuple.network``; ``agents.search.NO_NET``, the empty one, means none) minus the
-  network's value of the position for the side that just moved, ``-value(opp, me, 0, net)``
-  (the ``ntuple:D`` players). Everything else is the same search.
+  the side to move (its value is not negated), finished games worth ``final_value``, the
+  leaves ``leaf_value``: ``evaluate``, or minus an n-tuple network's value (``ntuple:D``).
 - The transposition table (``Table``) is the dict of the Python search: keyed on the whole
   position (the mover's discs and the other's), fresh for every search (a generation stamp
   per slot), every result stored over the last one, nothing evicted: open addressing with
@@ -33,7 +30,16 @@ from numba import njit, types
 
 from boardgym.agents.ntuple.network import NET_TYPE
 from boardgym.agents.ntuple.network import value as net_value
-from boardgym.agents.search import NO_NET, WIN, SearchResult, decisive
+from boardgym.agents.search import (
+    NET_HANDLE,
+    NO_NET,
+    WEIGHTS,
+    WIN,
+    SearchResult,
+    decisive,
+    handle_net,
+    net_handle,
+)
 from boardgym.agents.solvers import reversi as solver
 from boardgym.envs.games.bitboard import FULL64
 from boardgym.envs.games.compiled import ONE, ZERO, entry, lowest_bit, popcount, to_front
@@ -184,11 +190,11 @@ def evaluate(me: np.uint64, opp: np.uint64, legal: np.uint64) -> float:
 @njit(cache=True, inline="always")
 def leaf_value(me: np.uint64, opp: np.uint64, legal: np.uint64,
                net: tuple) -> float:  # type: ignore[type-arg]
-    """The value at the search's horizon of a non-final position for the side to move:
-    ``evaluate``, or with a network (``net`` not empty) ``-value(opp, me, 0, net)``."""
-    if net[3].shape[0] == 0:
+    """The horizon's value of a non-final position for the side to move: ``evaluate``, or
+    with a network (``net``: an ``agents.search.net_handle``) ``-value(opp, me, 0, net)``."""
+    if net[WEIGHTS] == 0:
         return evaluate(me, opp, legal)
-    return -net_value(opp, me, ZERO, net)
+    return -net_value(opp, me, ZERO, handle_net(net))
 
 
 @entry("f8(u8, u8)")
@@ -292,14 +298,13 @@ def _store(table: tuple, me: np.uint64, opp: np.uint64, depth: int, value: float
 
 @entry(types.float64(types.uint64, types.uint64, types.uint64, types.int64, types.float64,
                     types.float64, types.int64, TABLE_TYPE, types.Array(types.int64, 2, "C"),
-                    ARRAY_I8, NET_TYPE))
+                    ARRAY_I8, NET_HANDLE))
 def _negamax(me: np.uint64, opp: np.uint64, legal: np.uint64, depth: int, alpha: float,
              beta: float, ply: int, table: tuple, moves: np.ndarray,  # type: ignore[type-arg]
              keys: np.ndarray, net: tuple) -> float:  # type: ignore[type-arg]
     """The value of the position (the mover's discs ``me``, legal moves ``legal``) searched
-    ``depth`` plies deep within ``(alpha, beta)``, its leaves ``leaf_value`` over ``net``;
-    ``moves[ply]`` holds its move order. A search that fills the table returns at once (its
-    values meaningless)."""
+    ``depth`` plies deep within ``(alpha, beta)``, leaves ``leaf_value``; ``moves[ply]`` holds
+    its move order. A search that fills the table returns at once (its values meaningless)."""
     meta = table[4]
     meta[NODES] += 1
     if legal == ZERO:
@@ -344,8 +349,7 @@ def _root(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
           table: tuple, moves: np.ndarray,  # type: ignore[type-arg]
           keys: np.ndarray, net: tuple) -> tuple[int, float]:  # type: ignore[type-arg]
     """The best of ``root_moves`` (tried in this order, the first best winning ties) searched
-    ``depth`` plies deep over ``net``, and its value (the root itself is not counted or
-    stored)."""
+    ``depth`` plies deep, and its value (the root itself is not counted or stored)."""
     best_move, alpha = root_moves[0], -np.inf
     for move in root_moves:
         child_me, child_opp, to_move, child_legal = play(me, opp, 0, move)
@@ -368,10 +372,10 @@ def deepen(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
            table: tuple, net: tuple) -> tuple[int, float, int, bool]:  # type: ignore[type-arg]
     """Iterative deepening from the unfinished position ``(me, opp)`` to ``depth`` plies
     (1 to ``MAX_SEARCH_DEPTH``) over ``root_moves`` (its legal moves, tried in this order;
-    each iteration's best moves to the front), the leaves ``leaf_value`` over ``net``
-    (``NO_NET``: ``evaluate``): ``(move, value, completed depth, proven)``, stopping early
-    at a proven win or loss. It takes a new generation of ``table``
-    (``Table.arrays``) and counts the positions it visits in ``meta[NODES]``; when
+    each iteration's best moves to the front), the leaves ``leaf_value`` over ``net``:
+    ``(move, value, completed depth, proven)``, stopping early at a proven win or loss. It
+    takes a new generation of ``table`` (``Table.arrays``: an evaluation's values never
+    answer for another's) and counts the positions it visits in ``meta[NODES]``; when
     ``meta[FILLED]`` ends set, the result is meaningless: grow the table and search again.
     """
     meta = table[4]
@@ -382,9 +386,10 @@ def deepen(me: np.uint64, opp: np.uint64, root_moves: np.ndarray, depth: int,
     meta[COUNT] = meta[FILLED] = meta[NODES] = 0
     moves = np.empty((depth, ROW), dtype=np.int64)
     keys = np.empty(ROW, dtype=np.int64)
+    handle = net_handle(net)
     best_move, value = root_moves[0], 0.0
     for iteration in range(1, depth + 1):
-        best_move, value = _root(me, opp, root_moves, iteration, table, moves, keys, net)
+        best_move, value = _root(me, opp, root_moves, iteration, table, moves, keys, handle)
         if meta[FILLED]:
             break
         to_front(root_moves, root_moves.shape[0], best_move)
@@ -468,13 +473,10 @@ def check_search(depth: int, unfinished: bool) -> None:
 
 def search(state: State, depth: int, rng: np.random.Generator,
            net: tuple = NO_NET) -> SearchResult:  # type: ignore[type-arg]
-    """``agents.search.search(state, heuristics, depth, rng)`` over this module's heuristics
-    (``reversi_strong.HEURISTICS``), compiled, with the same result: one
-    ``rng.permutation`` of the ordered moves is drawn; with at most ``ENDGAME_EMPTIES``
-    empty squares the solver's values decide (the first best move in that order). With an
-    n-tuple network ``net`` (``NetArrays``) the heuristics' ``evaluate`` is ``leaf_value``'s
-    network value; each search takes a new generation of the table, so no value of one
-    evaluation answers in a search over the other.
+    """``agents.search.search(state, heuristics, depth, rng)`` over ``reversi_strong
+    .HEURISTICS`` (an n-tuple network ``net``'s value as ``evaluate``: ``leaf_value``),
+    compiled, with the same result: one ``rng.permutation`` of the ordered moves is drawn;
+    with at most ``ENDGAME_EMPTIES`` empty squares the solver's values decide.
 
     Raises:
         ValueError: ``depth`` < 1 or above ``MAX_SEARCH_DEPTH``, or ``state`` is a finished

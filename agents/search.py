@@ -32,6 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from boardgym.agents.base import check_rng, positive_int
 from boardgym.envs.games import players
@@ -49,6 +52,48 @@ NO_NET = (np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64),
 """The empty n-tuple network (``NetArrays`` of ``agents.ntuple.network`` without weights):
 the compiled searches of Reversi and four-in-a-row value their leaves with their own
 heuristic evaluation when given it, and with the network's value otherwise."""
+CELLS_AT, LENGTHS_AT, OFFSETS_AT, WEIGHTS_AT, SHAPE_AT, IMAGES, LONGEST, WEIGHTS, SHAPE = range(9)
+"""The words of a ``net_handle``: the five arrays' addresses, then their sizes."""
+NET_HANDLE = types.UniTuple(types.int64, SHAPE + 1)
+"""The numba type of a ``net_handle``."""
+
+
+@intrinsic
+def _pointer(typingctx: Any, address: Any) -> Any:
+    """The ``void *`` at the ``int64`` ``address``."""
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+    return types.voidptr(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _at(address: int) -> Any:
+    """``_pointer(address)``."""
+    return _pointer(address)  # type: ignore[call-arg]
+
+
+@njit(cache=True, inline="always")
+def net_handle(net: tuple) -> tuple:  # type: ignore[type-arg]
+    """The handle of the network ``net`` (``NetArrays``; ``NO_NET``'s has ``WEIGHTS`` 0)
+    that a recursive search passes down in its place: the arrays' addresses and sizes, 9
+    words where the arrays take 37 a call (passing those cost the heuristic searches half
+    their speed). Valid while ``net`` lives (``handle_net``)."""
+    cells, lengths, offsets, weights, shape = net
+    return (np.int64(cells.ctypes.data), np.int64(lengths.ctypes.data),
+            np.int64(offsets.ctypes.data), np.int64(weights.ctypes.data),
+            np.int64(shape.ctypes.data), np.int64(cells.shape[0]), np.int64(cells.shape[1]),
+            np.int64(weights.shape[0]), np.int64(shape.shape[0]))
+
+
+@njit(cache=True, inline="always")
+def handle_net(handle: tuple) -> tuple:  # type: ignore[type-arg]
+    """The ``NetArrays`` of a ``net_handle``: views of the network's own arrays."""
+    images = handle[IMAGES]
+    return (carray(_at(handle[CELLS_AT]), (images, handle[LONGEST]), np.int64),
+            carray(_at(handle[LENGTHS_AT]), images, np.int64),
+            carray(_at(handle[OFFSETS_AT]), images, np.int64),
+            carray(_at(handle[WEIGHTS_AT]), handle[WEIGHTS], np.float32),
+            carray(_at(handle[SHAPE_AT]), handle[SHAPE], np.int64))
 UCT_EXPLORATION = math.sqrt(2.0)
 """The UCT exploration constant ``c`` in ``mean + c * sqrt(ln N / n)``."""
 
