@@ -26,6 +26,7 @@ from boardgym.agents.ntuple.model import NTupleNet, game_module
 from boardgym.agents.ntuple.network import values_batch
 from boardgym.agents.ntuple.player import NTupleSearch
 from boardgym.agents.search import NO_NET, Heuristics, search
+from boardgym.agents.solvers import reversi as solver
 from boardgym.envs.games import four_in_a_row, players, reversi, tictactoe
 from boardgym.envs.games.core import batch_of, join
 from boardgym.envs.games.four_in_a_row_bits import board_words, landing
@@ -122,6 +123,21 @@ def test_reversi_ntuple_search_is_alphabeta_over_the_network(which: int, depth: 
         expected = search(state, reference, depth, np.random.default_rng(index))
         actual = module.search(state, depth, np.random.default_rng(index), net)
         assert actual == expected, (reversi.to_text(state), depth)
+
+
+def test_reversi_endgames_are_the_solver_s_whatever_the_network() -> None:
+    endgames = [state for state in random_positions(reversi, reversi.initial_state(), 60,
+                                                    seed=2)
+                if strong.empties(state) <= strong.ENDGAME_EMPTIES][:6]
+    assert len(endgames) == 6
+    for index, state in enumerate(endgames):
+        for depth in (1, 4):
+            solver.TABLE.reset()  # the positions it visits depend on what it holds
+            expected = reversi_search.search(state, depth, np.random.default_rng(index))
+            solver.TABLE.reset()
+            actual = game_module("reversi").search(state, depth, np.random.default_rng(index),
+                                                   reversi_nets()[0])
+            assert actual == expected and actual.exact
 
 
 def test_reversi_players_play_the_searched_moves(tmp_path: Path) -> None:
