@@ -6,7 +6,8 @@
 - ``D >= 1``: the game's alpha-beta search of depth ``D`` with the network's value at the
   leaves (the value for the side to move: minus the value of the position for the side
   that just moved) and the exact endgame where the search has one (``search`` of the
-  game's n-tuple module).
+  game's n-tuple module); Reversi's and four-in-a-row's play a batch of games in one
+  compiled loop (``act_many``).
 
 Networks are read once per process (by file identity), never unpickled, and without torch.
 """
@@ -155,7 +156,8 @@ def ntuple_player(record: Game, arg: str | None) -> NTupleGreedy | NTupleSearch:
 
 
 def ntuple_batched(record: Game, arg: str | None) -> BatchedCandidatePlayer | None:
-    """The batched twin of ``ntuple:0@PATH`` (None for searches: they move game by game)."""
+    """The batched twin of ``ntuple:0@PATH`` (None for searches: the vector env moves them
+    with ``act_many`` where the game has one, game by game otherwise)."""
     if arg is None:
         return None
     player = ntuple_player(record, arg)
