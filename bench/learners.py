@@ -2,10 +2,11 @@
 
 ``python -m boardgym.bench.learners [--games GAME...] [--seconds S]`` plays, for each game,
 ``S`` seconds of ``boardgym td``'s self-play with the game's default config
-(``train/hyperparams/td_GAME.yaml``; compilation left out) and reports the median over its
-chunks of self-play games and TD updates a second, then one iteration of ``boardgym az``'s
-self-play with its default config (its network untrained: the search's cost does not depend
-on the weights) and reports its positions a second, on one core each (torch 1 thread).
+(``train/hyperparams/td_GAME.yaml``, its length lifted; compilation left out) and reports
+the median over its chunks of self-play games and TD updates a second, then one iteration
+of ``boardgym az``'s self-play with its default config (its network untrained: the search's
+cost does not depend on the weights) and reports its positions a second, on one core each
+(torch 1 thread).
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ WARM_UP_GAMES = 10
 def td_pace(game: str, seconds: float) -> tuple[float, float]:
     """Median games and updates a second of the default td self-play over ``seconds``."""
     from boardgym.agents.ntuple.network import horizon, new_trace
-    from boardgym.train.td.config import TdConfig
+    from boardgym.train.td.config import MAX_SELF_PLAY_GAMES, TdConfig
     from boardgym.train.td.run import MODES, TdRun, kernels, new_trainer, play_chunk
 
-    config = load_config(TdConfig, game)
+    config = load_config(TdConfig, game, None, {"games": MAX_SELF_PLAY_GAMES})
     net = config.network()
     run = TdRun(config, Path(), net, new_trainer(config, net))  # nothing is written
     module = kernels(config.game)
