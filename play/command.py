@@ -19,12 +19,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from boardgym import agents
 from boardgym.envs.games import GAMES
 from boardgym.envs.games import game as game_record
+from boardgym.envs.games.records import is_record_file
 from boardgym.play.flow import (
     FIRST_CHOICES,
     BoardView,
@@ -75,7 +77,27 @@ def parser() -> argparse.ArgumentParser:
     add_board_options(p)
     p.add_argument("--seed", type=seed_value,
                    help="seed for the first-player draws and the agent")
+    p.add_argument("--record", metavar="FILE",
+                   help="add each finished game's record to FILE (JSON lines; created if "
+                        "missing; boardgym replay FILE shows them)")
     return p
+
+
+def check_record_file(path: str | None) -> None:
+    """Check that ``--record`` names a file games can be added to: a record file, an empty
+    file, or a new file in a folder that exists.
+
+    Raises:
+        ValueError: a folder, a missing folder, or a file that holds something else.
+    """
+    if path is None:
+        return
+    file = Path(path)
+    if file.is_dir() or not file.absolute().parent.is_dir():
+        raise ValueError(f"--record {file}: name a file in a folder that exists")
+    if file.exists() and file.stat().st_size and not is_record_file(file):
+        raise ValueError(f"--record {file} holds something other than game records; "
+                         "choose another file")
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -95,8 +117,9 @@ def options_from(args: argparse.Namespace) -> Options:
     fixed_seat(record, side, args.first)  # validates --side against --first
     config = board_options(record, args)
     BoardView(record, config, args.numpad)  # validates --numpad
+    check_record_file(args.record)
     return Options(record.name, args.opponent or record.default_opponent, side, args.first,
-                   config, args.numpad, args.seed, args.pause)
+                   config, args.numpad, args.seed, args.pause, args.record)
 
 
 def main(argv: list[str] | None = None) -> int:

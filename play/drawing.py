@@ -30,11 +30,6 @@ BANNER_LINE_OFFSETS = (-10, 22)
 """Vertical offsets of the banner's two lines from its centre, in pixels."""
 BACKGROUND = (32, 32, 40)
 TEXT = (240, 240, 240)
-HINT_COLOUR = (250, 210, 60)
-LAST_MOVE_COLOUR = (255, 64, 192)
-"""The frame around the last move's cell."""
-LAST_MOVE_WIDTH_DIVISOR = 16
-"""The last move's frame is ``cell // LAST_MOVE_WIDTH_DIVISOR`` pixels wide."""
 WIN_LINE = (60, 200, 60)
 WIN_LINE_WIDTH = 10
 BANNER = (0, 0, 0, 180)
@@ -202,7 +197,7 @@ class Painter:
         if window.hints and window.round.human_to_move and animation is None \
                 and not window.round.over:
             cells = [self.view.cell(state, a) for a in self.view.legal(state)]
-            frame = render.highlight(self.record, frame, cells, HINT_COLOUR)
+            frame = render.highlight(self.record, frame, cells, render.HINT_COLOUR)
         self.blit_array(frame, (0, self.layout.top))
         if animation is None:
             self.draw_last_move()
@@ -214,8 +209,8 @@ class Painter:
             return
         cell = self.layout.cell
         corner = self.layout.cell_corner(self.view.cell(last.before, last.action))
-        self.pygame.draw.rect(self.screen, LAST_MOVE_COLOUR, (*corner, cell, cell),
-                              max(1, cell // LAST_MOVE_WIDTH_DIVISOR))
+        self.pygame.draw.rect(self.screen, render.LAST_MOVE_COLOUR, (*corner, cell, cell),
+                              max(1, cell // render.LAST_MOVE_WIDTH_DIVISOR))
 
     def draw_animation(self, animation: Animation) -> None:
         """The moving stones: turning over (seen edge-on halfway), or a token falling."""

@@ -24,6 +24,8 @@ import numpy as np
 from boardgym.envs import render
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
+from boardgym.envs.games.records import HUMAN, GameRecord, append_record
+from boardgym.envs.svg import move_cell
 
 QUIT, HINTS, HELP = "quit", "hints", "help"
 HINT_MARK = "."
@@ -61,6 +63,7 @@ class Options:
         numpad: a 3x3 board's cells numbered like a keyboard's numpad.
         seed: seed of the random generator (first player draws, the agent's tie-breaks).
         pause: in the terminal, wait for Enter before each computer move (``PAUSE_PROMPT``).
+        record_file: the game record file each finished game is added to (None: none).
     """
 
     game: str
@@ -71,6 +74,7 @@ class Options:
     numpad: bool = False
     seed: int | None = None
     pause: bool = False
+    record_file: str | None = None
 
     @property
     def record(self) -> Game:
@@ -117,9 +121,12 @@ class Round:
     last move played (``last``, None before the first)."""
 
     def __init__(self, record: Game, config: dict[str, int], seats: Seats) -> None:
+        self.game, self.config = record, dict(config)
         self.rules, self.seats = record.rules, seats
         self.state = self.rules.initial_state(**config)
         self.last: Move | None = None
+        self.moves: list[int] = []
+        """Every action played so far."""
 
     @property
     def over(self) -> bool:
@@ -135,6 +142,7 @@ class Round:
         """Play ``action`` for the side to move (a legal one) and return what happened."""
         before = self.state
         self.state = self.rules.apply(before, action)
+        self.moves.append(int(action))
         repeat = self.state.to_move == before.to_move and not self.over
         self.last = Move(before, action, self.state, 1 - before.to_move if repeat else None)
         return self.last
@@ -143,6 +151,18 @@ class Round:
         """The rules player who won, or None for a tie (once over)."""
         first_player_result = int(self.rules.result(self.state, 0))
         return None if first_player_result == 0 else (0 if first_player_result > 0 else 1)
+
+
+def keep_round(options: Options, round_: Round) -> None:
+    """Add the finished ``round_`` to ``options.record_file`` (if any) as a game record: the
+    person is ``HUMAN``, the computer its spec."""
+    if options.record_file is None:
+        return
+    players = [HUMAN, HUMAN]
+    players[1 - round_.seats.human_player] = options.opponent
+    append_record(options.record_file, GameRecord(
+        round_.game.name, tuple(round_.moves), (players[0], players[1]), round_.config,
+        seed=options.seed, source="play"))
 
 
 def first_player(first: str, rng: np.random.Generator) -> int:
@@ -358,9 +378,7 @@ class BoardView:
 
     def cell(self, state: Any, action: int) -> int:
         """The board cell (``row * cols + col``) that legal ``action`` fills."""
-        before = first_planes(self.record, state).any(axis=0)
-        after = first_planes(self.record, self.rules.apply(state, action)).any(axis=0)
-        return int(np.flatnonzero(after & ~before)[0])
+        return move_cell(self.record, state, action)
 
     def action_at(self, state: Any, cell: int) -> int:
         """The action a person means by clicking board cell ``cell``."""

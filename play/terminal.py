@@ -29,6 +29,7 @@ from boardgym.play.flow import (
     Round,
     Scoreboard,
     fixed_seat,
+    keep_round,
     result_text,
     seat_text,
     seats_of,
@@ -109,6 +110,7 @@ class Terminal:
             self.view.seats = seats
             round_ = self.play_round(Round(self.record, options.config, seats))
             scoreboard.record(round_)
+            keep_round(options, round_)
             self.write(scoreboard.text(you, options.opponent))
             if not self.ask_yes_no("Play again? (yes or no): "):
                 return

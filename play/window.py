@@ -34,6 +34,7 @@ from boardgym.play.flow import (
     QuitGame,
     Round,
     Scoreboard,
+    keep_round,
     outcome_text,
     seats_of,
 )
@@ -317,6 +318,7 @@ class GameWindow:
             self.notice = (text, NOTICE_SECONDS)
         if self.round.over:
             self.scoreboard.record(self.round)
+            keep_round(self.options, self.round)
 
     def status_text(self) -> str:
         """The status bar's first line: a notice (a pass), whose turn it is, or the result."""

@@ -21,6 +21,8 @@ COMMANDS = {
     "quality": ("boardgym.train.quality.agreement",
                 "agreement with exact solvers on labelled positions"),
     "play": ("boardgym.play.command", "play a game yourself against any agent"),
+    "serve": ("boardgym.play.web.command", "a web page to play, watch and replay games"),
+    "replay": ("boardgym.play.replay", "step through a game record in the terminal"),
     "train": ("boardgym.train.ppo.trainer", "train a MaskablePPO agent"),
     "selfplay": ("boardgym.train.ppo.selfplay", "train against a league of past snapshots"),
     "tune": ("boardgym.train.ppo.tune", "hyperparameter sweep with Ray Tune"),

@@ -20,13 +20,9 @@ pygame = pytest.importorskip("pygame")
 from boardgym import agents  # noqa: E402
 from boardgym.envs import render  # noqa: E402
 from boardgym.envs.games import game, reversi, tictactoe  # noqa: E402
+from boardgym.envs.render import HINT_COLOUR, LAST_MOVE_COLOUR  # noqa: E402
 from boardgym.play import command as play  # noqa: E402
-from boardgym.play.drawing import (  # noqa: E402
-    HINT_COLOUR,
-    LAST_MOVE_COLOUR,
-    WIN_LINE,
-    winning_line,
-)
+from boardgym.play.drawing import WIN_LINE, winning_line  # noqa: E402
 from boardgym.play.flow import QuitGame  # noqa: E402
 from boardgym.play.window import (  # noqa: E402
     GameWindow,

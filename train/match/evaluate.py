@@ -34,6 +34,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Rules
+from boardgym.envs.games.records import GameRecord, is_record_file, record_writer
 from boardgym.train.common.backends import (
     Backend,
     add_backend_options,
@@ -54,9 +56,11 @@ from boardgym.train.common.commands import (
     GAMES_CAP,
     MAX_GAMES,
     add_board_options,
+    add_force_option,
     board_options,
     check_at_least,
     check_at_most,
+    check_output,
     game_parser,
     games_count,
     progress_bar,
@@ -70,6 +74,7 @@ from boardgym.train.match.results import (
     TIE,
     MatchResult,
     Moves,
+    Played,
     Tally,
     player_label,
 )
@@ -195,34 +200,42 @@ class _Match:
         return (agents.make(self.game, self.a, stochastic=self.stochastic),
                 agents.make(self.game, self.b, stochastic=self.stochastic))
 
-    def play(self, a: Agent, b: Agent, index: int,
-             opening: Sequence[int] = ()) -> tuple[int, Moves]:
-        """Game ``index`` of the match: A's result and the moves, a function of
+    def play(self, a: Agent, b: Agent, index: int, opening: Sequence[int] = ()) -> Played:
+        """Game ``index`` of the match: A's result, the moves and the seats, a function of
         ``(seed, index)`` only."""
         rng = game_rng(self.seed, index)
         if self.openings is not None:
             a_first = index % PAIR == 0
         else:
             a_first = index % 2 == 0 if self.alternate else bool(rng.integers(2))
-        return play_moves(self.game, a, b, rng, a_first, self.config, opening,
-                          self.random_moves)
+        result, moves = play_moves(self.game, a, b, rng, a_first, self.config, opening,
+                                   self.random_moves)
+        return Played(result, moves, a_first, len(opening))
 
-    def play_unit(self, a: Agent, b: Agent, unit: int) -> list[tuple[int, Moves]]:
+    def record(self, index: int, played: Played) -> GameRecord:
+        """The game record of game ``index``."""
+        a, b = player_label(self.a), player_label(self.b)
+        return GameRecord(self.game, played.moves, (a, b) if played.a_first else (b, a),
+                          self.config, a=int(not played.a_first), seed=self.seed, index=index,
+                          opening=played.opening, random_moves=self.random_moves,
+                          source="evaluate")
+
+    def play_unit(self, a: Agent, b: Agent, unit: int) -> list[Played]:
         """The games of unit ``unit``: game ``unit``, or pair ``unit`` from its opening."""
         if self.openings is None:
             return [self.play(a, b, unit)]
         opening = self.openings.opening(unit)
         return [self.play(a, b, unit * PAIR + seat, opening) for seat in range(PAIR)]
 
-    def play_units(self, players: tuple[Agent, Agent], units: range) -> list[tuple[int, Moves]]:
+    def play_units(self, players: tuple[Agent, Agent], units: range) -> list[Played]:
         """The games of ``units`` in order (one task of ``train.common.backends.flat_map``)."""
         return [game for unit in units for game in self.play_unit(*players, unit)]
 
 
 def _games(match: _Match, games: int, backend: Backend,
            advance: Callable[[int], object] | None,
-           players: tuple[Agent, Agent] | None) -> Iterator[tuple[int, Moves]]:
-    """A's result and the moves of each game in order; calls ``advance(n)`` as ``n`` more
+           players: tuple[Agent, Agent] | None) -> Iterator[Played]:
+    """Each game in order; calls ``advance(n)`` as ``n`` more
     games finish. In this process the games are played with ``players`` (built from the
     specs if None), unit by unit; each worker process builds its own once and plays tasks of
     about ``CHUNK_GAMES`` games."""
@@ -236,7 +249,8 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
                progress: bool | Callable[[int], object] = False, stochastic: bool = False,
                players: tuple[Agent, Agent] | None = None,
                openings: str | None = None, backend: str = "local",
-               address: str | None = None, random_moves: float = 0.0) -> MatchResult:
+               address: str | None = None, random_moves: float = 0.0,
+               record: str | Path | None = None) -> MatchResult:
     """Play ``games`` games of A against B and count the results.
 
     The first player of each game is drawn from that game's generator, or alternates
@@ -267,6 +281,8 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
         random_moves: noisy games: the chance in ``[0, 1)`` that a side plays a uniformly
             random legal move instead of its own, before each of its moves (``play_moves``).
+        record: a file to write every game's record to (``envs.games.records``: JSON lines,
+            in game order), complete when the match ends, untouched if it fails.
 
     Raises:
         ValueError: unknown game or agent, bad option, ``games`` outside ``[1, MAX_GAMES]``,
@@ -288,8 +304,11 @@ def play_match(game: str, a: str | Agent, b: str | Agent, games: int, seed: int 
     start = time.perf_counter()
     tally = Tally()
     try:
-        for result, moves in _games(match, games, where, advance, players):
-            tally.add(result, moves)
+        with record_writer(record) as out:
+            for index, played in enumerate(_games(match, games, where, advance, players)):
+                tally.add(played.result, played.moves)
+                if out is not None:
+                    out.write(match.record(index, played))
     finally:
         if bar is not None:
             bar.close()
@@ -339,8 +358,26 @@ def build_parser() -> argparse.ArgumentParser:
     add_backend_options(parser, "the games")
     add_openings_option(parser)
     add_random_moves_option(parser)
+    add_record_option(parser)
+    add_force_option(parser, "the --record file")
     add_board_options(parser)
     return parser
+
+
+def add_record_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--record FILE`` (every game's record, JSON lines) to a command's parser."""
+    parser.add_argument("--record", metavar="FILE",
+                        help="write every game's record to FILE, one JSON object a line in "
+                             "game order (moves in the game's notation, players, seats, "
+                             "result, seed; boardgym replay FILE shows them); a file there "
+                             "is replaced only when it is a record file (else --force)")
+
+
+def check_record_output(args: argparse.Namespace) -> None:
+    """Check ``--record`` before any game is played (``check_output``)."""
+    if args.record is not None:
+        check_output(args.record, "--record", "a game record file", is_record_file,
+                     args.force)
 
 
 def random_moves_value(text: str) -> float:
@@ -388,6 +425,7 @@ def _resolve(parser: argparse.ArgumentParser,
         check_boards(record.name, (a, b), config)
         if args.openings is not None:
             fair_openings(record.name, args.openings, args.games, args.seed, config)
+        check_record_output(args)
         connect(backend_from_args(args))
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
@@ -396,7 +434,8 @@ def _resolve(parser: argparse.ArgumentParser,
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym evaluate GAME A B --games N --seed S [--alternate] [--json] [--workers K]
-    [--backend local|ray] [--address ADDR] [--openings N|FILE] [--random-moves P]``.
+    [--backend local|ray] [--address ADDR] [--openings N|FILE] [--random-moves P]
+    [--record FILE [--force]]``.
 
     Returns:
         0 on success (a usage error exits with 2 and one line on stderr).
@@ -407,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = play_match(args.game, args.a, args.b, args.games, args.seed, args.alternate,
                         args.workers, config, progress=True, stochastic=args.stochastic,
                         players=players, openings=args.openings, backend=args.backend,
-                        address=args.address, random_moves=args.random_moves)
+                        address=args.address, random_moves=args.random_moves,
+                        record=args.record)
     print(json.dumps(result.to_dict()) if args.json else result.report())
     return 0
 

@@ -21,7 +21,7 @@ import math
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -41,6 +41,18 @@ Moves = tuple[int, ...]
 """Every action of one game, its opening included."""
 UNDEFINED = "undefined (every game of its pairings went one way)"
 """How the reports show an interval the bootstrap cannot give (``train.match.elo``)."""
+
+
+class Played(NamedTuple):
+    """One game of a match as a worker returns it."""
+
+    result: int
+    """A's result: ``A_WON``, ``B_WON`` or ``TIE``."""
+    moves: Moves
+    a_first: bool
+    """Whether A played the first side."""
+    opening: int = 0
+    """How many of ``moves`` were the opening."""
 
 
 class Tally:

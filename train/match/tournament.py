@@ -42,6 +42,7 @@ import numpy as np
 from boardgym import agents
 from boardgym.agents import Agent
 from boardgym.envs.games import canonical_name
+from boardgym.envs.games.records import GameRecord, record_writer
 from boardgym.files import atomic_path
 from boardgym.train.common import commands
 from boardgym.train.common.backends import (
@@ -57,8 +58,10 @@ from boardgym.train.match.elo import MAX_BOOTSTRAP, bootstrap_elo, pairings
 from boardgym.train.match.evaluate import (
     add_openings_option,
     add_random_moves_option,
+    add_record_option,
     check_boards,
     check_random_moves,
+    check_record_output,
     fair_openings,
     game_rng,
     play_moves,
@@ -68,7 +71,7 @@ from boardgym.train.match.results import (
     B_WON,
     PAIR,
     TIE,
-    Moves,
+    Played,
     Tally,
     Tournament,
     random_moves_line,
@@ -105,39 +108,55 @@ class _Schedule:
         """The pairings ``(i, j)``, ``i < j``, in ``train.match.elo.pairings`` order."""
         return pairings(len(self.specs))
 
-    def play(self, players: Sequence[Agent], index: int) -> tuple[int, Moves]:
-        """Tournament game ``index``: the first-listed player's result (+1/0/-1) and the
-        moves (from opening ``(index % games) // 2`` with openings)."""
+    def play(self, players: Sequence[Agent], index: int) -> Played:
+        """Tournament game ``index``: the first-listed player's result (+1/0/-1), the
+        moves (from opening ``(index % games) // 2`` with openings) and the seats."""
         i, j = self.pairs[index // self.games]
         local = index % self.games
         opening = () if self.openings is None else self.openings.opening(local // PAIR)
-        return play_moves(self.game, players[i], players[j], game_rng(self.seed, index),
-                          local % PAIR == 0, opening=opening, random_moves=self.random_moves)
+        a_first = local % PAIR == 0
+        result, moves = play_moves(self.game, players[i], players[j],
+                                   game_rng(self.seed, index), a_first, opening=opening,
+                                   random_moves=self.random_moves)
+        return Played(result, moves, a_first, len(opening))
+
+    def record(self, index: int, played: Played) -> GameRecord:
+        """The game record of tournament game ``index`` (A: the pairing's first-listed)."""
+        i, j = self.pairs[index // self.games]
+        a, b = self.specs[i], self.specs[j]
+        return GameRecord(self.game, played.moves, (a, b) if played.a_first else (b, a),
+                          a=int(not played.a_first), seed=self.seed, index=index,
+                          opening=played.opening, random_moves=self.random_moves,
+                          source="tournament")
 
     def players(self) -> list[Agent]:
         """Every player, built from its spec."""
         return [agents.make(self.game, spec) for spec in self.specs]
 
-    def play_games(self, players: Sequence[Agent], indices: range) -> list[tuple[int, Moves]]:
+    def play_games(self, players: Sequence[Agent], indices: range) -> list[Played]:
         """Games ``indices`` in order (one task of ``train.common.backends.flat_map``)."""
         return [self.play(players, index) for index in indices]
 
 
 def play_round_robin(schedule: _Schedule, backend: Backend,
                      advance: Callable[[int], object] | None,
-                     players: Sequence[Agent]) -> list[Tally]:
+                     players: Sequence[Agent], record: str | Path | None = None) -> list[Tally]:
     """Each pairing's ``Tally`` (its games' results and distinct games), in pairing order;
-    ``advance(n)`` (if given) is called as ``n`` games finish. In this process the games are
-    played one by one with ``players`` (built from the specs); each worker process builds its
-    own once and plays ``GAMES_PER_TASK`` at a time (whole pairs of games: it is even)."""
+    ``advance(n)`` (if given) is called as ``n`` games finish; with ``record``, every game's
+    record is written there. In this process the games are played one by one with
+    ``players`` (built from the specs); each worker process builds its own once and plays
+    ``GAMES_PER_TASK`` at a time (whole pairs of games: it is even)."""
     tasks = task_ranges(GAMES_PER_TASK, backend, len(schedule.pairs) * schedule.games)
     tallies: list[Tally] = []
-    for index, (result, moves) in enumerate(flat_map(schedule.play_games, tasks,
-                                                     schedule.players, backend,
-                                                     list(players), advance)):
-        if index % schedule.games == 0:
-            tallies.append(Tally())
-        tallies[-1].add(result, moves)
+    games = flat_map(schedule.play_games, tasks, schedule.players, backend, list(players),
+                     advance)
+    with record_writer(record) as out:
+        for index, played in enumerate(games):
+            if index % schedule.games == 0:
+                tallies.append(Tally())
+            tallies[-1].add(played.result, played.moves)
+            if out is not None:
+                out.write(schedule.record(index, played))
     return tallies
 
 
@@ -146,7 +165,8 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
                    bootstrap: int = BOOTSTRAP_SAMPLES,
                    advance: Callable[[int], object] | None = None,
                    openings: str | None = None, backend: str = "local",
-                   address: str | None = None, random_moves: float = 0.0) -> Tournament:
+                   address: str | None = None, random_moves: float = 0.0,
+                   record: str | Path | None = None) -> Tournament:
     """Play a round robin among ``specs`` and rate the players.
 
     Args:
@@ -166,6 +186,7 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
         address: the Ray cluster to join (default ``RAY_ADDRESS``, else a local Ray).
         random_moves: noisy games: the chance in ``[0, 1)`` that a side plays a uniformly
             random legal move instead of its own, before each of its moves.
+        record: a file to write every game's record to (JSON lines, in game order).
 
     Raises:
         ValueError: unknown game or agent, fewer than two or repeated specs, an anchor that is
@@ -181,7 +202,7 @@ def run_tournament(game: str, specs: Sequence[str], games: int, seed: int = 0,
     connect(where)
     schedule = _Schedule(name, specs, games, seed, source, random_moves)
     start = time.perf_counter()
-    tallies = play_round_robin(schedule, where, advance, players)
+    tallies = play_round_robin(schedule, where, advance, players, record)
     results = np.array([tally.outcomes for tally in tallies], dtype=np.int8)
     distinct = tuple(tally.distinct_games for tally in tallies)
     counts = np.stack([(results == outcome).sum(axis=1) for outcome in OUTCOMES], axis=1)
@@ -390,15 +411,17 @@ def build_parser() -> argparse.ArgumentParser:
                         help="path prefix of the .json/.md/.png outputs "
                              "(default runs/tournament/GAME); files there are overwritten "
                              "only when they are a tournament's own (else --force)")
-    commands.add_force_option(parser, "the --out files")
+    commands.add_force_option(parser, "the --out files and the --record file")
     add_openings_option(parser)
     add_random_moves_option(parser)
+    add_record_option(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``boardgym tournament GAME SPEC... --games N [--workers K] [--backend local|ray]
-    [--address ADDR] [--seed S] [--out P] [--force] [--openings N|FILE] [--random-moves P]``.
+    [--address ADDR] [--seed S] [--out P] [--force] [--openings N|FILE] [--random-moves P]
+    [--record FILE]``.
 
     Prints the ratings, saves JSON, Markdown and PNG. Returns 0 (2 on a usage error).
     """
@@ -410,11 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = canonical_name(args.game)
         prefix = args.out if args.out is not None else Path("runs/tournament") / name
         check_outputs(prefix, args.force)
+        check_record_output(args)
         result = run_tournament(name, args.specs, args.games, args.seed, args.workers,
                                 args.anchor, args.bootstrap,
                                 None if bar is None else bar.update,
                                 args.openings, args.backend, args.address,
-                                args.random_moves)
+                                args.random_moves, args.record)
     except (ValueError, OSError, ImportError) as error:
         parser.error(str(error))
     finally:
