@@ -126,10 +126,11 @@ class raw_env(AECEnv):
             self.render()
 
     def render(self) -> str | np.ndarray | None:
-        """The board as text, an image, or in a pygame window, like the Gymnasium envs."""
+        """The board as text, an image, an ``Svg`` document (with the legal moves of the agent
+        to move as hints), or in a pygame window, like the Gymnasium envs."""
         if self.render_mode is None:
             return None
-        return self._renderer(self.state)
+        return self._renderer(self.state, hints=True)
 
     def close(self) -> None:
         self._renderer.close()

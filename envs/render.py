@@ -1,5 +1,6 @@
-"""Drawing boards: ``ansi`` text like the classic console programs, ``rgb_array`` images, and a
-``human`` pygame window (pygame imported only when a window is opened).
+"""Drawing boards: ``ansi`` text like the classic console programs, ``rgb_array`` images, a
+``human`` pygame window (pygame imported only when a window is opened), and ``svg`` vector
+drawings (``envs.svg``).
 
 How a game looks comes from its record's ``Style`` (``record.style``): text symbols, the text
 frame and column labels, cell size, colours and piece shape. Functions take the game as a
@@ -30,6 +31,12 @@ MARK_HALF_WIDTH, MARK_REACH = 0.08, 0.32
 """An ``X`` mark: half the width of its strokes and how far they reach from the centre."""
 RING_RADIUS, RING_HALF_WIDTH = 0.27, 0.055
 """An ``O`` mark: the ring's radius and half its width."""
+HINT_COLOUR = (250, 210, 60)
+"""The dot on a legal move's cell when hints are shown."""
+LAST_MOVE_COLOUR = (255, 64, 192)
+"""The frame around the last move's cell."""
+LAST_MOVE_WIDTH_DIVISOR = 16
+"""The last move's frame is ``cell // LAST_MOVE_WIDTH_DIVISOR`` pixels wide."""
 GRID_LINE_DIVISOR = 32
 """Grid lines are ``cell // GRID_LINE_DIVISOR`` pixels wide (at least 1)."""
 DIGITS = 10
@@ -242,7 +249,7 @@ class Renderer:
 
     Args:
         record: the game.
-        mode: ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``"svg"``.
         title: the window's title.
         fps: frames per second in the window.
     """
@@ -251,9 +258,14 @@ class Renderer:
         self.record, self.mode = record, mode
         self.window = FrameWindow(title, fps) if mode == "human" else None
 
-    def __call__(self, state: Any) -> str | np.ndarray | None:
-        """``state`` as text (``ansi``), an image (``rgb_array``), or shown in the window
-        (``human``, returns None)."""
+    def __call__(self, state: Any, hints: bool = False) -> str | np.ndarray | None:
+        """``state`` as text (``ansi``), an image (``rgb_array``), an ``Svg`` document
+        (``svg``; with ``hints``, the side to move's legal moves dotted), or shown in the
+        window (``human``, returns None)."""
+        if self.mode == "svg":
+            from boardgym.envs.svg import state_svg  # envs.svg draws with this module
+
+            return state_svg(self.record, state, hints=hints)
         board = first_player_planes(self.record.rules, state)
         if self.mode == "ansi":
             return ansi(self.record, board)
@@ -269,5 +281,6 @@ class Renderer:
             self.window.close()
 
 
-__all__ = ["HOLE", "STYLES", "TEXT_FRAMES", "FrameWindow", "Renderer", "ansi", "ansi_labelled",
+__all__ = ["HINT_COLOUR", "HOLE", "LAST_MOVE_COLOUR", "LAST_MOVE_WIDTH_DIVISOR", "STYLES",
+           "TEXT_FRAMES", "FrameWindow", "Renderer", "ansi", "ansi_labelled",
            "first_player_planes", "highlight", "import_pygame", "piece", "rgb", "style_of"]

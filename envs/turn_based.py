@@ -45,7 +45,8 @@ from boardgym.envs.settings import (
 )
 from boardgym.envs.single_step import SingleStep, plays, single_step
 
-RENDER_MODES = ("ansi", "rgb_array", "human")
+RENDER_MODES = ("ansi", "rgb_array", "human", "svg")
+"""The render modes of the single env and the PettingZoo env (``envs.render.Renderer``)."""
 POSITION_OPTION = "position"
 """``reset(options={"position": text})`` starts from the position ``text``."""
 POSITION_WHAT = f"options[{POSITION_OPTION!r}]"
@@ -109,7 +110,10 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
     from the kernel's words when it is asked for.
 
     Args:
-        render_mode: None, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        render_mode: None, ``"ansi"`` (a text board), ``"rgb_array"`` (an image),
+            ``"human"`` (a pygame window) or ``"svg"`` (an ``envs.svg.Svg`` document, shown
+            as the picture in notebooks: the board, with the agent's legal moves dotted
+            when it is to move).
         opponent: a built-in player name, an ``Agent`` or a checkpoint path (default: the
             game's ``default_opponent``).
         first_player: ``"random" | "agent" | "opponent"`` (random: drawn per game).
@@ -331,12 +335,14 @@ class TurnBasedEnv(gym.Env[np.ndarray, np.int64]):
         return str(self.record.rules.to_text(self._current()))
 
     def render(self) -> str | np.ndarray | None:
-        """The board as text (``ansi``), an image (``rgb_array``), or drawn in a window."""
+        """The board as text (``ansi``), an image (``rgb_array``), an ``Svg`` document
+        (``svg``: with the agent's legal moves as hints while it is to move), or drawn in a
+        window (``human``)."""
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', "
-                            "'rgb_array' or 'human' to gym.make")
+                            "'rgb_array', 'human' or 'svg' to gym.make")
             return None
-        return self._renderer(self._current())
+        return self._renderer(self._current(), hints=not self.done)
 
     def close(self) -> None:
         """Close the pygame window, if any."""

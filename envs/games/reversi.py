@@ -299,7 +299,7 @@ GAME = Game(
     ``opening(rng) -> position text | None`` for where each game starts (see
     ``TurnBasedEnv``). ``illegal_action``:
     ``"lose" | "raise"``. ``reward``: ``"win" | "score"``. ``render_mode``:
-    ``"ansi" | "rgb_array" | "human"``.
+    ``"ansi" | "rgb_array" | "human" | "svg"``.
 
     ## Info
     ``action_mask``, ``opponent_action`` (its last move this step, or None), ``score``

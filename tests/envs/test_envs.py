@@ -39,7 +39,8 @@ def random_rollout(env: gym.Env, seed: int, episodes: int = 3) -> list[bytes]:
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
-@pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
+@pytest.mark.parametrize("render_mode", [None, *(mode for mode in turn_based.RENDER_MODES
+                                                  if mode != "human")])  # human: below
 def test_check_env_passes_without_warnings(env_id: str, render_mode: str | None) -> None:
     env = gym.make(env_id, render_mode=render_mode)
     with warnings.catch_warnings(record=True) as caught:
@@ -192,7 +193,7 @@ def test_step_before_reset_raises() -> None:
     (dict(illegal_action="ignore"), "illegal_action"),
     (dict(reward="dense"), "reward"),
     (dict(opponent="no_such_ai"), "random"),
-    (dict(render_mode="svg"), "render_mode"),
+    (dict(render_mode="pdf"), "render_mode"),
     (dict(board_size=10), "board options.*render_mode"),
 ])
 def test_bad_arguments_raise_clear_errors(kwargs: dict[str, object], match: str) -> None:
