@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -36,12 +36,20 @@ from boardgym.agents import (  # noqa: F401
     tictactoe,
 )
 from boardgym.agents.base import Candidates, no_argument, register_candidates
+from boardgym.agents.checkpoint import AZ_RECORD_ENTRY, holds_entry, is_policy_checkpoint
+from boardgym.agents.devices import CPU
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games import players
 from boardgym.envs.games.core import Game
 from boardgym.envs.games.players import Agent
 
+if TYPE_CHECKING:
+    from boardgym.agents.az.player import AzAgent
+    from boardgym.agents.ppo.policy import PolicyAgent
+
 CHECKPOINT_SUFFIXES = (".zip", ".pt")
+AZ_PLAYER = "az"
+"""The name of the search player over a network (``agents.az``: ``az:N@PATH``)."""
 PATH_SEPARATORS = tuple(sep for sep in ("/", os.sep, os.altsep) if sep)
 
 
@@ -53,20 +61,46 @@ def is_checkpoint_spec(spec: str) -> bool:
 
 
 def _load_checkpoint(record: Game, spec: str, options: Mapping[str, Any],
-                     stochastic: bool = False) -> Agent | None:
-    """The player of the checkpoint ``spec`` names, checked at load to fit the board of
-    ``options``; None when ``spec`` is no path (nor an existing folder).
+                     stochastic: bool = False, device: str = CPU) -> Agent | None:
+    """The player of the checkpoint ``spec`` names, its network on ``device``, checked at
+    load to fit the board of ``options``: an az checkpoint's raw policy (``az:0@PATH``; not
+    when ``stochastic``), else a policy checkpoint's player; None when ``spec`` is no path
+    (nor an existing folder).
 
     Raises:
+        ValueError: a malformed device, or a GPU torch does not see.
         CheckpointError: a checkpoint of another game or board, a bad file, or a folder.
     """
     if not is_checkpoint_spec(spec) and not Path(spec).is_dir():
         return None
-    from boardgym.agents.ppo.policy import load_policy  # heavy (torch): imported only when needed
+    from boardgym.agents.az import player  # heavy (torch): imported only when needed
+    from boardgym.agents.ppo.policy import load_policy
 
-    agent = load_policy(spec, record.name, stochastic=stochastic)
+    agent: AzAgent | PolicyAgent
+    if not stochastic and player.is_az_checkpoint(spec):
+        agent = player.load(spec, record.name, 0, device)
+    else:
+        agent = load_policy(spec, record.name, stochastic=stochastic, device=device)
     agent.check_board(record.rules.initial_state(**options))
     return agent
+
+
+def _network_player(record: Game, spec: str, options: Mapping[str, Any], stochastic: bool,
+                    device: str) -> Agent | None:
+    """The player of a spec that plays a network, its network on ``device``: ``az:N@PATH``
+    (``agents.az.player``), or an az or policy checkpoint that no player name shadows (any
+    checkpoint spec when ``stochastic``: ``_load_checkpoint``); None for any other spec
+    (the registry's loaders take the n-tuple files and say what is wrong with the rest)."""
+    name, _, arg = spec.partition(":")
+    if name in names(record.name):
+        if name != AZ_PLAYER or not arg:
+            return None
+        from boardgym.agents.az.player import az_player
+
+        return az_player(record, arg, device)
+    if stochastic or holds_entry(spec, AZ_RECORD_ENTRY) or is_policy_checkpoint(spec):
+        return _load_checkpoint(record, spec, options, stochastic, device)
+    return None
 
 
 def _legal_moves(record: Game, arg: str | None) -> Candidates:
@@ -95,7 +129,7 @@ def names(game: str) -> list[str]:
 
 
 def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False,
-         options: Mapping[str, Any] | None = None) -> Agent:
+         options: Mapping[str, Any] | None = None, device: str = CPU) -> Agent:
     """The player ``spec`` describes for ``game``.
 
     Args:
@@ -107,17 +141,22 @@ def make(game: str | Game, spec: str | Agent, *, stochastic: bool = False,
             masked argmax (named players ignore it).
         options: the board options of the games it will play (a checkpoint is checked to fit
             that board at load); the default board when None.
+        device: where the network of an ``az:N@PATH`` or checkpoint player computes
+            (``agents.devices``: ``cpu``, the default, ``auto``, ``cuda``, ``cuda:N``);
+            players without a network ignore it.
 
     Raises:
-        ValueError: unknown game or player (the message lists the names), or a bad argument
-            after the colon.
+        ValueError: unknown game or player (the message lists the names), a bad argument
+            after the colon, or, for a network player, a malformed device or a GPU torch
+            does not see.
         FileNotFoundError, CheckpointError: a checkpoint that cannot be loaded (no file
             there, or no shipped checkpoint of that name: the message says which).
     """
     record = game_record(game)
-    if stochastic and isinstance(spec, str) and spec.partition(":")[0] not in names(record.name) \
-            and is_checkpoint_spec(spec):
-        return _load_checkpoint(record, spec, options or {}, stochastic=True)  # type: ignore[return-value]
+    if isinstance(spec, str):
+        agent = _network_player(record, spec, options or {}, stochastic, device)
+        if agent is not None:
+            return agent
     return players.make(record, spec, options)
 
 

@@ -414,12 +414,32 @@ def not_tensors(path: str | Path, name: str) -> CheckpointError:
 # -- writing ---------------------------------------------------------------------------------
 
 def tensor_bytes(state: dict[str, Any]) -> bytes:
-    """``state`` as ``torch.save`` writes it."""
+    """``state`` as ``torch.save`` writes it, every tensor a CPU copy (``on_cpu``): a file
+    loads on any machine, whatever device trained it."""
     import torch
 
     buffer = io.BytesIO()
-    torch.save(state, buffer)
+    torch.save(on_cpu(state), buffer)
     return buffer.getvalue()
+
+
+def on_cpu(data: Any) -> Any:
+    """``data`` (tensors in dicts, lists and tuples, as state dicts hold them) with every
+    tensor on another device copied to the CPU, detached; CPU tensors and everything else
+    stay as they are, and a dict keeps its type and its ``_metadata`` (a module's state
+    dict's), so that a CPU state is saved byte for byte as before."""
+    import torch
+
+    if isinstance(data, torch.Tensor):
+        return data if data.device.type == "cpu" else data.detach().cpu()
+    if isinstance(data, dict):
+        copy = type(data)((key, on_cpu(value)) for key, value in data.items())
+        if hasattr(data, "_metadata"):
+            copy._metadata = data._metadata  # type: ignore[attr-defined]
+        return copy
+    if isinstance(data, (list, tuple)) and type(data) in (list, tuple):
+        return type(data)(on_cpu(value) for value in data)
+    return data
 
 
 def write_zip_atomic(path: str | Path, entries: dict[str, str | bytes],

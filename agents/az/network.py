@@ -34,8 +34,8 @@ SIZES = ("channels", "blocks", "hidden")
 """The ``Architecture`` fields a network may grow in (``grow``); the others are the board's."""
 PRECISIONS = ("float32", "bfloat16")
 """The number formats a network may compute in, by name: ``float32`` as stored, or
-``bfloat16`` autocast on the CPU (weights and gradients stay float32; about twice the speed
-on CPUs with AVX-512 BF16, ``bench/network.py --precision``)."""
+``bfloat16`` autocast on the network's device (weights and gradients stay float32; about
+twice the speed on CPUs with AVX-512 BF16, ``bench/network.py --precision``)."""
 
 
 def check_precision(precision: str) -> None:
@@ -45,14 +45,22 @@ def check_precision(precision: str) -> None:
                          "fix it with --set precision=float32 (or bfloat16)")
 
 
-def computing_in(precision: str) -> torch.autocast:
-    """The context a network's forward pass runs in for ``precision`` (``PRECISIONS``).
+def computing_in(precision: str, device: str | torch.device = "cpu") -> torch.autocast:
+    """The context a network's forward pass on ``device`` (``"cpu"``, ``"cuda"``,
+    ``"cuda:N"``) runs in for ``precision`` (``PRECISIONS``): bfloat16 autocast of that
+    device's type, or none.
 
     Raises:
         ValueError: an unknown precision.
     """
     check_precision(precision)
-    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16")
+    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16,
+                          enabled=precision == "bfloat16")
+
+
+def device_of(net: nn.Module) -> torch.device:
+    """The device ``net``'s weights live on (the CPU for a network without any)."""
+    return next((weight.device for weight in net.parameters()), torch.device("cpu"))
 
 
 @dataclass(frozen=True)
@@ -158,7 +166,9 @@ def grow(net: AzNet, arch: Architecture) -> AzNet:
 
 class Evaluator:
     """The network as the search sees it: numpy observations and masks in, masked logits
-    and values out, one forward pass per call, no gradients.
+    and values out, one forward pass per call, no gradients. The pass runs on the device
+    the network's weights are on (``device_of``, read at every call: the learner's network
+    may move): the observations go there, the results come back to the CPU as numpy.
 
     Args:
         net: the network (put in eval mode).
@@ -177,10 +187,12 @@ class Evaluator:
                  ) -> tuple[np.ndarray, np.ndarray]:
         """``(logits, values)`` of a batch: logits ``(B, A)`` float64 with ``-inf`` where
         ``masks`` is False, values ``(B,)`` for the side to move."""
-        with torch.inference_mode(), computing_in(self.precision):
-            logits, values = self.net(torch.as_tensor(observations, dtype=torch.float32))
-        return (np.where(masks, logits.numpy().astype(np.float64), MASKED_LOGIT),
-                values.numpy().astype(np.float64))
+        device = device_of(self.net)
+        with torch.inference_mode(), computing_in(self.precision, device):
+            logits, values = self.net(torch.as_tensor(observations, dtype=torch.float32,
+                                                      device=device))
+        return (np.where(masks, logits.cpu().numpy().astype(np.float64), MASKED_LOGIT),
+                values.cpu().numpy().astype(np.float64))
 
 
 class Symmetries:
@@ -226,4 +238,4 @@ class Symmetries:
 
 
 __all__ = ["PRECISIONS", "SIZES", "Architecture", "AzNet", "Evaluator", "Symmetries",
-           "check_precision", "computing_in", "grow", "unfit_fields"]
+           "check_precision", "computing_in", "device_of", "grow", "unfit_fields"]

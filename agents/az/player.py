@@ -30,6 +30,7 @@ from boardgym.agents.az.network import Evaluator
 from boardgym.agents.az.search import Evaluate, SearchConfig, SearchResult, search, softmax
 from boardgym.agents.base import check_rng
 from boardgym.agents.checkpoint import board_kwargs, is_policy_checkpoint
+from boardgym.agents.devices import CPU, resolve_device
 from boardgym.agents.ppo import policy
 from boardgym.envs.games import canonical_name, rules
 from boardgym.envs.games.core import Game, batch_of
@@ -148,41 +149,44 @@ class BatchedAz:
         return self.agent.act_batch(state)
 
 
-def load(path: str, game: str, simulations: int) -> AzAgent:
+def load(path: str, game: str, simulations: int, device: str = CPU) -> AzAgent:
     """The search player over the az or policy checkpoint at ``path`` (or ``shipped:NAME``)
-    for ``game``; the same object for the same file (unchanged since) and arguments, within a
+    for ``game``, its network on ``device`` (``agents.devices``: ``cpu``, ``auto``, ``cuda``,
+    ``cuda:N``); the same object for the same file (unchanged since) and arguments, within a
     process.
 
     Raises:
+        ValueError: a malformed device, or a GPU torch does not see.
         FileNotFoundError: no file at ``path``.
         CheckpointError: neither kind of checkpoint, or one for another game.
     """
+    device = resolve_device(device)
     try:
         file = shipped.resolve(path)
         stat = file.stat()
     except OSError:
-        return _load(path, canonical_name(game), simulations)  # raises, clearly
+        return _load(path, canonical_name(game), simulations, device)  # raises, clearly
     return _cached(str(file.resolve()), stat.st_size, stat.st_mtime_ns, path,
-                   canonical_name(game), simulations)
+                   canonical_name(game), simulations, device)
 
 
 @lru_cache(maxsize=LOADED_CHECKPOINTS)
 def _cached(resolved: str, size: int, modified_ns: int, path: str, game: str,
-            simulations: int) -> AzAgent:
+            simulations: int, device: str) -> AzAgent:
     """``_load``, kept by file identity (``resolved`` path, ``size``, ``modified_ns``)."""
-    return _load(path, game, simulations)
+    return _load(path, game, simulations, device)
 
 
-def _load(path: str, game: str, simulations: int) -> AzAgent:
-    evaluate, record = _network(path, game)
+def _load(path: str, game: str, simulations: int, device: str) -> AzAgent:
+    evaluate, record = _network(path, game, device)
     torch.set_num_threads(INFERENCE_THREADS)
     label = f"{NAME}:{simulations}{SEPARATOR}{path}"
     return AzAgent(evaluate, record, simulations, name=label)
 
 
-def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
-    """The network of the checkpoint at ``path`` as the search sees it, and its game and board
-    record: an az checkpoint's, else a policy checkpoint's.
+def _network(path: str, game: str, device: str) -> tuple[Evaluate, dict[str, Any]]:
+    """The network of the checkpoint at ``path`` on ``device`` (a resolved one) as the search
+    sees it, and its game and board record: an az checkpoint's, else a policy checkpoint's.
 
     Raises:
         FileNotFoundError: no file at ``path``.
@@ -190,16 +194,18 @@ def _network(path: str, game: str) -> tuple[Evaluate, dict[str, Any]]:
     """
     if is_az_checkpoint(path) or not is_policy_checkpoint(path):
         net, record = load_network(path, game)
-        return Evaluator(net), record
+        return Evaluator(net.to(device)), record
     network, metadata = policy.load_network(path, game)
     board = board_kwargs(metadata["env_kwargs"])
-    return policy.PolicyEvaluator(network), {"game": metadata["game"], "env_kwargs": board}
+    return (policy.PolicyEvaluator(network.to(device)),
+            {"game": metadata["game"], "env_kwargs": board})
 
 
-def az_player(record: Game, arg: str | None) -> AzAgent:
-    """The factory of ``az:N@PATH`` specs (``players.register``)."""
+def az_player(record: Game, arg: str | None, device: str = CPU) -> AzAgent:
+    """The factory of ``az:N@PATH`` specs (``players.register``), the network on
+    ``device``."""
     simulations, path = parse_spec(arg)
-    return load(path, record.name, simulations)
+    return load(path, record.name, simulations, device)
 
 
 def az_batched(record: Game, arg: str | None) -> BatchedAz:

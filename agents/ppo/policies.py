@@ -360,8 +360,9 @@ class TowerPolicy(NetworksPolicy):
 
     def heads(self, obs: PyTorchObs) -> tuple[torch.Tensor, torch.Tensor]:
         """The tower's action logits ``(B, A)`` and values ``(B, 1)``, float32."""
-        with computing_in(self.precision):
-            logits, values = self.tower(typing.cast(torch.Tensor, obs).float())
+        planes = typing.cast(torch.Tensor, obs)
+        with computing_in(self.precision, planes.device):
+            logits, values = self.tower(planes.float())
         return logits, values.unsqueeze(1)
 
 

@@ -43,6 +43,7 @@ from boardgym.agents.checkpoint import (
     tensor_bytes,
     write_zip_atomic,
 )
+from boardgym.agents.devices import CPU, resolve_device
 from boardgym.agents.ppo.architecture import architecture_of, policy_arguments
 from boardgym.agents.ppo.policies import action_logits, logits_and_values
 from boardgym.envs.games import canonical_name, rules
@@ -170,10 +171,12 @@ def model_counters(model: Any) -> dict[str, Any]:
 # -- the agent -------------------------------------------------------------------------------
 
 def masked_logits(policy: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The policy's action logits for a batch of observations; illegal actions get -inf."""
+    """The policy's action logits for a batch of observations, computed on the policy's
+    device (the logits back on the CPU); illegal actions get -inf."""
     with torch.inference_mode():
-        obs = torch.as_tensor(observations, dtype=torch.float32)  # SB3's preprocessing of a Box
-        logits = action_logits(policy, obs).numpy()
+        obs = torch.as_tensor(observations, dtype=torch.float32,  # SB3's preprocessing of a Box
+                              device=policy.device)
+        logits = action_logits(policy, obs).cpu().numpy()
     return np.where(masks, logits, MASKED_LOGIT)
 
 
@@ -181,7 +184,8 @@ class PolicyEvaluator:
     """A policy network as a tree search sees it (the ``az`` players' ``Evaluate``): numpy
     observations and masks in; the actor's logits ``(B, A)`` float64 with ``-inf`` where
     ``masks`` is False, and the value head's estimate ``(B,)`` of the return for the side to
-    move (the learner is the side to move at each of its decisions) out; no gradients.
+    move (the learner is the side to move at each of its decisions) out; no gradients. The
+    pass runs on the policy's device, the results come back to the CPU.
 
     Args:
         policy: the network (in eval mode).
@@ -194,9 +198,9 @@ class PolicyEvaluator:
                  ) -> tuple[np.ndarray, np.ndarray]:
         with torch.inference_mode():
             logits, values = logits_and_values(self.policy, torch.as_tensor(
-                observations, dtype=torch.float32))
-        return (np.where(masks, logits.numpy().astype(np.float64), MASKED_LOGIT),
-                values.numpy().astype(np.float64))
+                observations, dtype=torch.float32, device=self.policy.device))
+        return (np.where(masks, logits.cpu().numpy().astype(np.float64), MASKED_LOGIT),
+                values.cpu().numpy().astype(np.float64))
 
 
 class PolicyAgent:
@@ -295,7 +299,8 @@ class BatchedPolicy:
         return np.minimum((cumulative <= uniform[:, None]).sum(axis=1), last_legal)
 
 
-def load_policy(path: str | Path, game: str, stochastic: bool = False) -> PolicyAgent:
+def load_policy(path: str | Path, game: str, stochastic: bool = False,
+                device: str = CPU) -> PolicyAgent:
     """The agent of the checkpoint at ``path``, checked to be a ``game`` checkpoint; the same
     object for the same file (unchanged since) and arguments, within a process.
 
@@ -304,35 +309,39 @@ def load_policy(path: str | Path, game: str, stochastic: bool = False) -> Policy
             ``shipped:NAME`` (a shipped checkpoint, ``agents.shipped``).
         game: the game it will play (a name or alias).
         stochastic: sample moves instead of the masked argmax.
+        device: where its network computes (``agents.devices``: ``cpu``, ``auto``,
+            ``cuda``, ``cuda:N``).
 
     Sets torch to ``INFERENCE_THREADS`` thread(s): one board per forward pass is fastest so.
 
     Raises:
+        ValueError: a malformed device, or a GPU torch does not see.
         FileNotFoundError: no file at ``path``.
         CheckpointError: corrupt, not a boardgym checkpoint (or one that needs unpickling),
             or trained for another game; the message names the fix.
     """
+    device = resolve_device(device)
     try:
         file = shipped.resolve(path)
         stat = file.stat()
     except OSError:
-        return _load_policy(str(path), canonical_name(game), stochastic)  # raises, clearly
+        return _load_policy(str(path), canonical_name(game), stochastic, device)  # raises
     return _cached_policy(str(file.resolve()), stat.st_size, stat.st_mtime_ns,
-                          str(path), canonical_name(game), stochastic)
+                          str(path), canonical_name(game), stochastic, device)
 
 
 @lru_cache(maxsize=LOADED_CHECKPOINTS)
 def _cached_policy(resolved: str, size: int, modified_ns: int, path: str, game: str,
-                   stochastic: bool) -> PolicyAgent:
+                   stochastic: bool, device: str) -> PolicyAgent:
     """``_load_policy``, kept by file identity (``resolved`` path, ``size``, ``modified_ns``)."""
-    return _load_policy(path, game, stochastic)
+    return _load_policy(path, game, stochastic, device)
 
 
-def _load_policy(path: str, game: str, stochastic: bool) -> PolicyAgent:
+def _load_policy(path: str, game: str, stochastic: bool, device: str) -> PolicyAgent:
     """``load_policy`` without the cache."""
     torch.set_num_threads(INFERENCE_THREADS)
     policy, metadata = load_network(path, game)
-    return PolicyAgent(policy, metadata, stochastic=stochastic, name=str(path))
+    return PolicyAgent(policy.to(device), metadata, stochastic=stochastic, name=str(path))
 
 
 __all__ = ["BatchedPolicy", "PolicyAgent", "PolicyEvaluator", "build_policy", "load_network",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from boardgym.agents.az.network import check_precision
+from boardgym.agents.devices import DEFAULT_DEVICE, check_device
 from boardgym.agents.ppo.planes import FEATURE_ACTIVATIONS
 from boardgym.agents.ppo.policies import MAX_MEMBERS
 from boardgym.envs.games import game as game_record
@@ -72,7 +73,7 @@ class TrainConfig(RunConfig):
         "total_timesteps", "eval_every", "eval_games", "eval_opponents", "checkpoint_every",
         "torch_threads", "snapshot_every", "snapshot_margin", "league_games",
         "max_snapshots", "snapshot_weight", "eval_quality", "patience", "eval_openings",
-        "precision"})
+        "precision", "device"})
 
     # -- opponents and length ------------------------------------------------------------
     opponents: list[str] = field(default_factory=lambda: ["random"])
@@ -188,6 +189,10 @@ class TrainConfig(RunConfig):
     """Timesteps between checkpoints (``checkpoints/last.zip``)."""
     torch_threads: int = ranged(1, between(1, MAX_TORCH_THREADS, "this machine's CPUs"))
     """CPU threads torch may use."""
+    device: str = DEFAULT_DEVICE
+    """Where torch trains (``agents.devices``): ``auto`` (a CUDA GPU when torch sees
+    one, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``; the run records the device it
+    resolved to, and ``--resume`` may change it."""
     vectorization: str = "auto"
     """``"auto"`` or ``"vector"`` (the same: the batched vector env, see
     ``train.ppo.environments``) or ``"dummy"`` (SB3's DummyVecEnv over the single env)."""
@@ -301,6 +306,7 @@ class TrainConfig(RunConfig):
         """The keys with a set of choices, and the rehearsal's labels."""
         check_lr_schedule(self.lr_schedule)
         check_opening_plies(self.opening_plies)
+        check_device(self.device)
         if self.vectorization not in VECTORIZATIONS:
             raise ValueError(f"vectorization must be one of {VECTORIZATIONS}, got "
                              f"{self.vectorization!r}; fix it with --set vectorization=auto")

@@ -231,6 +231,10 @@ class Targets(NamedTuple):
         """The targets of the positions ``index``."""
         return Targets(*(field[index] for field in self))
 
+    def to(self, device: torch.device) -> Targets:
+        """The targets on ``device`` (the learner's)."""
+        return Targets(*(field.to(device) for field in self))
+
 
 def distillation_loss(policy: Any, targets: Targets, vf_coef: float
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -256,10 +260,10 @@ def distil(policy: Any, optimizer: torch.optim.Optimizer, targets: Targets,
            rate: Callable[[int], float] | None = None, first_step: int = 0
            ) -> tuple[float, float]:
     """One step of ``optimizer`` down ``weight`` times the ``distillation_loss`` of each
-    minibatch of ``targets`` (index arrays ``batches``), in training mode, the gradient of
-    ``policy``'s parameters clipped to ``config.max_grad_norm`` as PPO's own update clips
-    it; with ``rate``, the learning rate of the step numbered ``n`` (``first_step`` for the
-    first minibatch) is ``rate(n)``.
+    minibatch of ``targets`` (index arrays ``batches``, moved to ``policy``'s device), in
+    training mode, the gradient of ``policy``'s parameters clipped to
+    ``config.max_grad_norm`` as PPO's own update clips it; with ``rate``, the learning rate
+    of the step numbered ``n`` (``first_step`` for the first minibatch) is ``rate(n)``.
 
     Returns:
         The mean KL and the mean value error over the steps.
@@ -269,7 +273,8 @@ def distil(policy: Any, optimizer: torch.optim.Optimizer, targets: Targets,
     for step, batch in enumerate(batches, start=first_step):
         if rate is not None:
             optimizer.param_groups[0]["lr"] = rate(step)
-        loss, kl, value_error = distillation_loss(policy, targets.pick(batch), config.vf_coef)
+        loss, kl, value_error = distillation_loss(policy, targets.pick(batch).to(policy.device),
+                                                  config.vf_coef)
         optimizer.zero_grad()
         (weight * loss).backward()
         torch.nn.utils.clip_grad_norm_(policy.parameters(), config.max_grad_norm)

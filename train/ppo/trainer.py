@@ -44,6 +44,7 @@ from boardgym.agents.checkpoint import (
     load_state,
     read_tensors,
 )
+from boardgym.agents.devices import resolve_device
 from boardgym.agents.ppo.architecture import policy_arguments
 from boardgym.agents.ppo.planes import reversi_moves
 from boardgym.agents.ppo.policies import EXTRACTORS
@@ -53,6 +54,7 @@ from boardgym.envs.games import reversi
 from boardgym.train.az.learn import start_weights
 from boardgym.train.common.commands import CommandParser, game_names, int_at_least
 from boardgym.train.common.config import SEED_LIMIT
+from boardgym.train.common.devices import add_device_option
 from boardgym.train.common.runs import RUNS_DIR, record_command, removed_on_error
 from boardgym.train.ppo.callbacks import Hook, RunCallback
 from boardgym.train.ppo.config import TrainConfig, load_config, parse_overrides
@@ -244,8 +246,9 @@ def check_fits(config: TrainConfig, metadata: dict[str, Any], path: str) -> None
 
 def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
                 architecture: dict[str, Any] | None = None) -> MaskablePPO:
-    """A fresh MaskablePPO with ``config``'s hyperparameters and the policy of
-    ``architecture`` (a checkpoint's record; default ``config_architecture(config)``)."""
+    """A fresh MaskablePPO on ``config.device`` (``resolve_device``) with ``config``'s
+    hyperparameters and the policy of ``architecture`` (a checkpoint's record; default
+    ``config_architecture(config)``)."""
     policy_class, policy_kwargs = policy_arguments(
         architecture or config_architecture(config), "the config")
     if config.tower:
@@ -258,8 +261,8 @@ def build_model(config: TrainConfig, vec_env: VecEnv, tensorboard: Path | None,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
-        policy_kwargs=policy_kwargs, seed=config.seed, device="cpu", verbose=0,
-        tensorboard_log=None if tensorboard is None else str(tensorboard))
+        policy_kwargs=policy_kwargs, seed=config.seed, device=resolve_device(config.device),
+        verbose=0, tensorboard_log=None if tensorboard is None else str(tensorboard))
 
 
 def resumed_model(run: Run, vec_env: VecEnv, resume_state: dict[str, Any]) -> MaskablePPO:
@@ -399,6 +402,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
                         help="continue the run in RUN_DIR from its last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_device_option(parser)
 
 
 def resolve_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -407,7 +411,8 @@ def resolve_overrides(args: argparse.Namespace) -> dict[str, Any]:
     if args.opponent:
         overrides.update(opponents=args.opponent, opponent_weights=None)
     explicit = {"total_timesteps": args.timesteps, "seed": args.seed, "n_envs": args.n_envs,
-                "eval_quality": args.eval_quality, "patience": args.patience}
+                "eval_quality": args.eval_quality, "patience": args.patience,
+                "device": args.device}
     overrides.update({key: value for key, value in explicit.items() if value is not None})
     return overrides
 
@@ -418,24 +423,29 @@ Prepared = tuple[Run, dict[str, Any] | None, Labelled | None]
 
 def prepare(args: argparse.Namespace, algo: str, make_pool: PoolMaker) -> Prepared:
     """The run the command line asks for: a new one (its folder made once everything checked
-    out, its pretraining labels read: ``needed_labels``), or ``--resume``'s.
+    out, its pretraining labels read: ``needed_labels``), or ``--resume``'s; its ``device``
+    resolved (``resolve_device``) before anything is written.
 
     Raises:
         ValueError, OSError: bad options or run folder (the message names the fix).
     """
     overrides = resolve_overrides(args)
+    if "device" in overrides:  # resolved as it is recorded
+        overrides["device"] = resolve_device(overrides["device"])
     progress = not args.no_progress
     if args.resume is not None:
         if args.config is not None:
             raise ValueError("--config cannot change a resumed run; drop it (the run keeps "
                              "its config.yaml)")
         run, state = open_run(args.resume, overrides, args.game)
+        run.config.device = resolve_device(run.config.device)  # the run's GPU may be gone
         check_quality(run.config)
         load_teacher(run.config)
         return run, state, needed_labels(run.config, False, progress)
     if args.game is None:
         raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume RUN_DIR")
     config = load_config(args.game, args.config, overrides)
+    config.device = resolve_device(config.device)
     check_mobility(config)
     check_network(config)
     check_quality(config)
