@@ -9,8 +9,11 @@ digest of the compiled sources.
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -74,3 +77,20 @@ def solved_late_position(record: Any, solve: Any, count: int, rng: Any) -> bool:
             return True
         state = rules.apply(state, int(rng.choice(legal_actions(record, state))))
     return False
+
+
+RAY_CPUS = 2
+"""CPUs of the local Ray the tests start."""
+
+
+@pytest.fixture(scope="module")
+def local_ray() -> Iterator[None]:
+    """One local Ray for a module's tests (skipped without the ray extra); shut down after
+    the module if this fixture started it."""
+    ray = pytest.importorskip("ray")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=RAY_CPUS, include_dashboard=False, logging_level="ERROR")
+    yield
+    if started:
+        ray.shutdown()

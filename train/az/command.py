@@ -27,6 +27,13 @@ Examples::
     boardgym az four_in_a_row --minutes 90 --seed 0
     boardgym az reversi --set simulations=16 --set torch_threads=2
     boardgym az --resume runs/four_in_a_row__az__0__20250101-120000 --minutes 120
+    boardgym az reversi --workers 2                       # self-play in two processes
+    boardgym az reversi --backend ray --workers 8 --address HOST:PORT   # on Ray actors
+
+``--workers K`` splits each iteration's self-play games into K shards played at once by
+local processes or Ray actors (``train.az.workers``); the learner stays in this process. The
+games depend on the seed and K, not on the backend: ``--workers 1`` on Ray plays the local
+run's games.
 """
 
 from __future__ import annotations
@@ -44,7 +51,8 @@ def done(run: AzRun) -> str:
 
 
 TRAINER = Trainer("az", __doc__ or "", "iterations", "iterations to train for", "iteration",
-                  AzConfig, new_run, open_run, train, done)
+                  AzConfig, new_run, open_run, train, done, workers=True,
+                  device=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

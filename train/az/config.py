@@ -15,7 +15,9 @@ from typing import ClassVar
 from boardgym.agents import solvers
 from boardgym.agents.az.network import Architecture, check_precision
 from boardgym.agents.az.search import METHODS, SearchConfig
+from boardgym.agents.devices import DEFAULT_DEVICE, check_device
 from boardgym.envs.games import game as game_record
+from boardgym.train.common.commands import MAX_WORKERS
 from boardgym.train.common.config import (
     MAX_BLOCKS,
     MAX_CHANNELS,
@@ -69,7 +71,8 @@ class AzConfig(RunConfig):
     HYPERPARAMS: ClassVar[str] = "az_{game}.yaml"
     RESUMABLE_KEYS: ClassVar[frozenset[str]] = frozenset({
         "iterations", "minutes", "eval_every", "eval_positions", "eval_games",
-        "eval_opponents", "eval_simulations", "eval_openings", "torch_threads", "precision"})
+        "eval_opponents", "eval_simulations", "eval_openings", "torch_threads", "precision",
+        "workers", "device"})
 
     # -- the network and the length ------------------------------------------------------
     channels: int | None = ranged(None, between(1, MAX_CHANNELS))
@@ -155,7 +158,17 @@ class AzConfig(RunConfig):
 
     # -- the machine and the start ---------------------------------------------------------
     torch_threads: int = ranged(1, between(1, MAX_TORCH_THREADS, "this machine's CPUs"))
-    """CPU threads torch may use."""
+    """CPU threads torch may use (in the learner and in each self-play worker)."""
+    workers: int = ranged(1, between(1, MAX_WORKERS, "MAX_WORKERS"))
+    """Self-play workers: an iteration's games are split into this many shards played at
+    once, by local processes or Ray actors (``--workers K [--backend ray]``); the games
+    depend on the seed and this count, not on where they run (``train.az.workers``)."""
+    device: str = DEFAULT_DEVICE
+    """Where the learner's network trains and computes for the evaluations and, with one
+    worker, for self-play (worker processes and Ray actors compute on their CPUs)
+    (``agents.devices``): ``auto`` (a CUDA GPU when torch sees one, else the CPU),
+    ``cpu``, ``cuda`` or ``cuda:N``; the run records the device it resolved to, and
+    ``--resume`` may change it."""
     precision: str = "float32"
     """The number format the network computes in, in self-play, training and the
     evaluations (``agents.az.network.PRECISIONS``): ``float32``, or ``bfloat16`` autocast
@@ -176,6 +189,7 @@ class AzConfig(RunConfig):
         check_lr_schedule(self.lr_schedule)
         check_opening_plies(self.opening_plies)
         check_precision(self.precision)
+        check_device(self.device)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}; fix it "
                              "with --set method=gumbel")

@@ -17,9 +17,11 @@ from boardgym.agents.az.network import (
     AzNet,
     Symmetries,
     computing_in,
+    device_of,
     grow,
     unfit_fields,
 )
+from boardgym.agents.devices import resolve_device
 from boardgym.train.az.config import AzConfig
 from boardgym.train.az.replay import ReplayBuffer
 from boardgym.train.az.selfplay import Samples
@@ -27,11 +29,13 @@ from boardgym.train.common.commands import one_line
 
 
 def new_learner(config: AzConfig) -> tuple[AzNet, torch.optim.Optimizer]:
-    """A fresh network (seeded by ``config.seed``; the ``init_from`` weights, if any) and its
-    optimizer.
+    """A fresh network (seeded by ``config.seed``, built on the CPU: the same weights on
+    every device; the ``init_from`` weights, if any) on ``config.device`` and its optimizer
+    (``optimizer_for``).
 
     Raises:
-        ValueError: ``init_from`` is not an az checkpoint of this game, board and network.
+        ValueError: ``init_from`` is not an az checkpoint of this game, board and network,
+            or a GPU torch does not see.
     """
     torch.manual_seed(config.seed)
     net = AzNet(config.architecture())
@@ -72,7 +76,13 @@ def start_weights(path: str, game: str, arch: Architecture, hidden_key: str = "h
 
 
 def optimizer_for(config: AzConfig, net: AzNet) -> torch.optim.Optimizer:
-    """AdamW over ``net``'s weights with ``config``'s learning rate and weight decay."""
+    """AdamW over ``net``'s weights, moved to ``config.device`` first (``resolve_device``),
+    with ``config``'s learning rate and weight decay (its state lives with the weights).
+
+    Raises:
+        ValueError: a GPU torch does not see.
+    """
+    net.to(resolve_device(config.device))
     return torch.optim.AdamW(net.parameters(), lr=config.learning_rate,
                              weight_decay=config.weight_decay)
 
@@ -94,16 +104,19 @@ def set_learning_rate(optimizer: torch.optim.Optimizer, rate: float) -> None:
 def losses(net: AzNet, batch: Samples, precision: str = "float32"
            ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(policy loss, value loss)`` of a batch: cross-entropy to the policy targets over
-    the legal moves, squared error to the results; the network's layers compute in
-    ``precision`` (``agents.az.network.PRECISIONS``), the losses in float32."""
-    with computing_in(precision):
-        logits, values = net(torch.as_tensor(batch.observations, dtype=torch.float32))
-    masks = torch.as_tensor(batch.masks)
+    the legal moves, squared error to the results, on the device of ``net``'s weights; its
+    layers compute in ``precision`` (``agents.az.network.PRECISIONS``), the losses in
+    float32."""
+    device = device_of(net)
+    with computing_in(precision, device):
+        logits, values = net(torch.as_tensor(batch.observations, dtype=torch.float32,
+                                             device=device))
+    masks = torch.as_tensor(batch.masks, device=device)
     log_probs = torch.log_softmax(logits.masked_fill(~masks, torch.finfo(logits.dtype).min),
                                   dim=1)
-    targets = torch.as_tensor(batch.policies, dtype=torch.float32)
+    targets = torch.as_tensor(batch.policies, dtype=torch.float32, device=device)
     policy_loss = -(targets * log_probs.masked_fill(~masks, 0.0)).sum(dim=1).mean()
-    value_loss = torch.mean((values - torch.as_tensor(batch.values)) ** 2)
+    value_loss = torch.mean((values - torch.as_tensor(batch.values, device=device)) ** 2)
     return policy_loss, value_loss
 
 

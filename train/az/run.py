@@ -39,6 +39,7 @@ from boardgym.agents.az.checkpoint import (
 from boardgym.agents.az.network import AzNet, Evaluator, Symmetries
 from boardgym.agents.az.player import AzAgent
 from boardgym.agents.checkpoint import load_state
+from boardgym.agents.devices import resolve_device
 from boardgym.envs.games import game as game_record
 from boardgym.envs.games.core import Game
 from boardgym.train.az.config import AzConfig
@@ -50,7 +51,8 @@ from boardgym.train.az.learn import (
     train_steps,
 )
 from boardgym.train.az.replay import ReplayBuffer
-from boardgym.train.az.selfplay import self_play
+from boardgym.train.az.workers import Shards, play_iteration, start_workers
+from boardgym.train.common.backends import Backend
 from boardgym.train.common.commands import progress_bar
 from boardgym.train.common.runs import (
     EVAL_FILE,
@@ -137,13 +139,15 @@ class AzRun:
 
 
 def new_run(config: AzConfig, runs_dir: Path) -> AzRun:
-    """A fresh run and its folder (with ``config.yaml``); nothing is made on disk when the
-    ``init_from`` weights do not fit.
+    """A fresh run and its folder (with ``config.yaml``, its ``device`` resolved:
+    ``resolve_device``); nothing is made on disk when the device or the ``init_from``
+    weights do not fit.
 
     Raises:
-        ValueError: the ``init_from`` weights do not fit, or the folder cannot be made (the
-            message names the path).
+        ValueError: a GPU torch does not see, the ``init_from`` weights do not fit, or the
+            folder cannot be made (the message names the fix or the path).
     """
+    config.device = resolve_device(config.device)
     net, optimizer = new_learner(config)
     directory = new_run_folder(config, runs_dir, ALGO)
     buffer = ReplayBuffer(net.arch, config.buffer_size)
@@ -163,12 +167,14 @@ def open_run(directory: Path, overrides: dict[str, Any], game: str | None) -> Az
 
 
 def resumed(config: AzConfig, directory: Path) -> AzRun:
-    """The run of ``directory``'s ``last.zip``: weights, optimizer, buffer, counters, RNGs.
+    """The run of ``directory``'s ``last.zip``: weights, optimizer, buffer, counters, RNGs,
+    the learner on ``config.device`` (resolved: ``resolve_device``).
 
     Raises:
-        ValueError: no checkpoint yet.
+        ValueError: no checkpoint yet, or a GPU torch does not see.
         CheckpointError: a checkpoint without what ``--resume`` needs.
     """
+    config.device = resolve_device(config.device)
     last = last_checkpoint(directory)
     net, _ = load_network(last, config.game)
     optimizer = optimizer_for(config, net)
@@ -220,9 +226,10 @@ class Logs:
 
 # -- the training loop -----------------------------------------------------------------------
 
-def iterate(run: AzRun, record: Game, symmetries: Symmetries, logs: Logs) -> dict[str, Any]:
-    """One iteration: self-play, then training; returns its progress row."""
-    samples, stats = self_play(record, run.config, run.net, run.rng)
+def iterate(run: AzRun, workers: Shards, symmetries: Symmetries, logs: Logs) -> dict[str, Any]:
+    """One iteration: self-play (on ``workers``), then training; returns its progress row."""
+    samples, stats, run.rng = play_iteration(workers, run.config, run.net, run.iteration,
+                                             run.rng)
     run.buffer.add(samples)
     start = time.perf_counter()
     rate = learning_rate_at(run.config, run.iteration)
@@ -265,10 +272,11 @@ def phase(run: AzRun) -> str:
             f"against each of {', '.join(config.eval_opponents)})")
 
 
-def train(run: AzRun, progress: bool = True) -> AzRun:
+def train(run: AzRun, progress: bool = True, backend: Backend | None = None) -> AzRun:
     """Train ``run`` up to ``config.iterations`` (or its ``minutes``), checkpointing every
     iteration and evaluating every ``eval_every`` and at the end; a line on stdout says what
-    it does as it starts (``phase``)."""
+    it does as it starts (``phase``). Self-play runs on ``config.workers`` workers of
+    ``backend`` (default: local processes; ``train.az.workers``)."""
     if run.iteration < run.config.iterations:
         print(phase(run), flush=True)
     config, record = run.config, game_record(run.config.game)
@@ -277,6 +285,7 @@ def train(run: AzRun, progress: bool = True) -> AzRun:
     symmetries = Symmetries(arch.rows, arch.cols, arch.n_actions)
     positions = quality_subset(record, config.eval_positions)
     logs = Logs(run.directory)
+    workers = start_workers(config, backend or Backend())
     started, elapsed_before = time.perf_counter(), run.elapsed
     bar = progress_bar(config.iterations, unit="iter", enabled=progress)
     if bar is not None:
@@ -284,7 +293,7 @@ def train(run: AzRun, progress: bool = True) -> AzRun:
     try:
         while run.iteration < config.iterations and not out_of_time(run, started,
                                                                    elapsed_before):
-            row = iterate(run, record, symmetries, logs)
+            row = iterate(run, workers, symmetries, logs)
             run.elapsed = elapsed_before + time.perf_counter() - started
             if run.iteration % config.eval_every == 0:
                 evaluation(run, record, positions, logs)
@@ -296,6 +305,7 @@ def train(run: AzRun, progress: bool = True) -> AzRun:
             evaluation(run, record, positions, logs)
             run.save()
     finally:
+        workers.close()
         logs.close()
         if bar is not None:
             bar.close()

@@ -132,6 +132,11 @@ def add_backend_options(parser: argparse.ArgumentParser, what: str = "the work")
                         help='where the work runs: "local" processes (default) or "ray" '
                              '(a local Ray, or the cluster of --address / RAY_ADDRESS; '
                              'pip install -e ".[ray]"); same results')
+    add_address_option(parser)
+
+
+def add_address_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--address ADDR``: the Ray cluster a command joins."""
     parser.add_argument("--address", metavar="ADDR",
                         help="the Ray cluster to join (HOST:PORT as printed by `ray start "
                              "--head`, or ray://HOST:PORT); default: RAY_ADDRESS, else a "

@@ -16,8 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from boardgym.train.common.commands import CommandParser, game_names
+from boardgym.train.common.backends import BACKENDS, Backend, add_address_option, connect
+from boardgym.train.common.commands import (
+    MAX_WORKERS,
+    CommandParser,
+    game_names,
+    int_at_least,
+)
 from boardgym.train.common.config import SEED_LIMIT, RunConfig, load_config, parse_sets
+from boardgym.train.common.devices import add_device_option
 from boardgym.train.common.runs import RUNS_DIR, record_command, removed_on_error
 
 
@@ -37,6 +44,9 @@ class Trainer:
         train: trains a run (``progress``: whether to show a progress bar).
         done: the last line, naming the file to play.
         check: checks a new run's config before its folder is made (None: nothing more).
+        workers: the command takes ``--workers K --backend local|ray --address ADDR``
+            (the config key ``workers``; ``train`` gets the ``backend``).
+        device: the command takes ``--device`` (the config key ``device``).
     """
 
     name: str
@@ -50,6 +60,8 @@ class Trainer:
     train: Callable[..., Any]
     done: Callable[[Any], str]
     check: Callable[[Any], object] | None = None
+    workers: bool = False
+    device: bool = False
 
     def parser(self) -> argparse.ArgumentParser:
         """The command's argument parser."""
@@ -71,6 +83,10 @@ class Trainer:
         parser.add_argument("--resume", type=Path, metavar="RUN_DIR",
                             help="continue the run in RUN_DIR from its last checkpoint")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        if self.workers:
+            add_worker_options(parser)
+        if self.device:
+            add_device_option(parser)
         return parser
 
     def prepare(self, args: argparse.Namespace) -> tuple[Any, bool]:
@@ -83,7 +99,10 @@ class Trainer:
         overrides = parse_sets(args.set, self.kind.keys())
         overrides.update({key: value for key, value in (
             ("seed", args.seed), (self.length, getattr(args, self.length)),
-            ("minutes", args.minutes)) if value is not None})
+            ("minutes", args.minutes), ("workers", getattr(args, "workers", None)),
+            ("device", getattr(args, "device", None))) if value is not None})
+        if self.workers:  # --workers checked for the backend before any folder is touched
+            Backend(args.backend, args.workers, args.address)
         if args.resume is not None:
             if args.config is not None:
                 raise ValueError("--config cannot change a resumed run; drop it")
@@ -92,6 +111,8 @@ class Trainer:
             raise ValueError("give a GAME (reversi, four_in_a_row, tictactoe) or --resume "
                              "RUN_DIR")
         config = load_config(self.kind, args.game, args.config, overrides)
+        if self.workers:
+            Backend(args.backend, config.workers, args.address)
         if self.check is not None:
             self.check(config)
         return self.new_run(config, args.runs_dir), True
@@ -101,13 +122,32 @@ class Trainer:
         parser = self.parser()
         arguments = list(sys.argv[1:] if argv is None else argv)
         args = parser.parse_args(arguments)
+        options: dict[str, Any] = {}
         try:
+            if self.workers:
+                options["backend"] = Backend(args.backend, None, args.address)
+                connect(options["backend"])
             run, fresh = self.prepare(args)
         except (ValueError, OSError) as error:
             parser.error(str(error))
         with removed_on_error(run, fresh):
             record_command(run.directory, arguments, self.name)
             print(f"run folder: {run.directory}", flush=True)
-            self.train(run, progress=not args.no_progress)
+            self.train(run, progress=not args.no_progress, **options)
         print(self.done(run))
         return 0
+
+
+def add_worker_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--workers K``, ``--backend local|ray`` and ``--address ADDR``: where self-play
+    runs."""
+    parser.add_argument("--workers", type=int_at_least(1, MAX_WORKERS, "MAX_WORKERS"),
+                        help="self-play workers (the config key workers, default 1): local "
+                             "processes (at most this machine's CPU count) or Ray actors; "
+                             "the games depend on the seed and this count, not on the "
+                             "backend")
+    parser.add_argument("--backend", choices=BACKENDS, default="local",
+                        help='where self-play runs: "local" processes (default) or "ray" '
+                             "actors (a local Ray, or the cluster of --address / "
+                             'RAY_ADDRESS; pip install -e ".[ray]")')
+    add_address_option(parser)

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 from boardgym import agents  # noqa: E402
 from boardgym.train.common.backends import Backend, parallel_map  # noqa: E402
@@ -35,7 +36,6 @@ from tests.paths import ROOT  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 USAGE_ERROR = 2
-RAY_CPUS = 2
 TIMEOUT = 30
 """Seconds within which a bad address must be reported."""
 TINY_RUN = {"opponents": ["random"], "eval_opponents": ["random"], "total_timesteps": 64,
@@ -44,17 +44,6 @@ TINY_RUN = {"opponents": ["random"], "eval_opponents": ["random"], "total_timest
             "eval_games": 4, "checkpoint_every": 64, "eval_quality": 20}
 TICTACTOE_SHORTEST_GAME = 5
 """Moves of the shortest tic-tac-toe game (an illegal move would end one sooner)."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray() -> Iterator[None]:
-    """One local Ray for the module's tests."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=RAY_CPUS, include_dashboard=False, logging_level="ERROR")
-    yield
-    if started:
-        ray.shutdown()
 
 
 def without_seconds(report: dict[str, Any]) -> dict[str, Any]:
