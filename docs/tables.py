@@ -27,7 +27,9 @@ Specs
         ``evaluate`` (``boardgym evaluate ... --json``: one row per command),
         ``quality`` (``boardgym quality ... --json``: one row per player),
         ``tournament`` (``boardgym tournament ... --out PREFIX``: one row per rated player,
-        read from ``PREFIX.json``; the command also rewrites ``PREFIX.md`` and ``.png``).
+        read from ``PREFIX.json``; the command also rewrites ``PREFIX.md`` and ``.png``),
+        ``records`` (``boardgym evaluate ... --record FILE``: one row, the match's fields and
+        the counts read back from FILE).
     ``command``
         The command as printed, starting with ``boardgym``; ``{VAR}`` placeholders are filled
         from each row. The script adds ``--json`` where the kind reads JSON (the plain output
@@ -42,7 +44,9 @@ Specs
         ``distinct_games`` for evaluate; ``player``, ``positions``, ``decisive``,
         ``contested``, ``kept`` and ``best`` (shares with 95% intervals), ``kept_count``
         (kept / decisive), ``ms_per_move`` for quality; ``rank``, ``player``, ``elo``,
-        ``elo_ci`` for tournament; ``command`` for any kind), else a key of the row.
+        ``elo_ci`` for tournament; the evaluate fields and ``file_games``, ``file_a_wins``,
+        ``file_b_wins``, ``file_ties`` for records; ``command`` for any kind), else a key of
+        the row.
     ``cheap``
         ``true`` if every command of the spec runs in seconds: the test reruns it. Default
         ``false`` (``make docs-tables`` only).
@@ -86,7 +90,7 @@ SPEC_FILE = "tables.yaml"
 OPEN = re.compile(r"^<!-- table ([A-Za-z0-9_-]+) -->$")
 CLOSE = "<!-- /table -->"
 FENCE = "```"
-KINDS = ("evaluate", "quality", "tournament")
+KINDS = ("evaluate", "quality", "tournament", "records")
 TIMING = frozenset({"ms_per_move"})
 """Fields that measure time: printed, never compared."""
 MASK = "~"
@@ -185,8 +189,28 @@ def read_tournament(command: str) -> list[Record]:
     return [{**player, "rank": rank} for rank, player in enumerate(report["ratings"], 1)]
 
 
+def read_records(command: str) -> list[Record]:
+    """One record: the match's JSON object and the counts of its ``--record FILE``, each
+    game's winner read from the file (``file_games``, ``file_a_wins``, ``file_b_wins``,
+    ``file_ties``)."""
+    from boardgym.envs.games.records import read_records as read_file
+
+    words = shlex.split(command)
+    if "--record" not in words[:-1]:
+        raise TableError(f"`{command}`: a records table needs --record FILE")
+    path = ROOT / words[words.index("--record") + 1]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    report = last_json(run(command, "--json", "--force"), command)
+    games = read_file(path)
+    a = sum(game.winner() == game.a for game in games)
+    ties = sum(game.winner() is None for game in games)
+    return [{**report, "file_games": len(games), "file_a_wins": a,
+             "file_b_wins": len(games) - a - ties, "file_ties": ties}]
+
+
 READERS: dict[str, Callable[[str], list[Record]]] = {
-    "evaluate": read_evaluate, "quality": read_quality, "tournament": read_tournament}
+    "evaluate": read_evaluate, "quality": read_quality, "tournament": read_tournament,
+    "records": read_records}
 
 
 def code(value: Any) -> str:
@@ -225,12 +249,17 @@ FIELDS: dict[str, Callable[[Record], str]] = {
     "best": lambda r: percent(r["best_rate"], r["best_ci95"]),
     "ms_per_move": lambda r: f"{r['ms_per_move']:.3g}",
     "rank": lambda r: str(r["rank"]),
+    "file_games": lambda r: str(r["file_games"]),
+    "file_a_wins": lambda r: str(r["file_a_wins"]),
+    "file_b_wins": lambda r: str(r["file_b_wins"]),
+    "file_ties": lambda r: str(r["file_ties"]),
     "elo": lambda r: f"{r['elo']:.1f}",
     "elo_ci": lambda r: ("undefined" if r["ci95"] is None
                          else f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]"),
 }
 """How each field of a command's record is written in a table cell."""
 NUMBERS = frozenset({"games", "a_wins", "b_wins", "ties", "pairs", "distinct_games",
+                     "file_games", "file_a_wins", "file_b_wins", "file_ties",
                      "positions", "decisive", "contested", "ms_per_move", "rank", "elo"})
 """Fields shown right-aligned."""
 

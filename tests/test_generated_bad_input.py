@@ -40,6 +40,8 @@ AMOUNT = "amount"
 """An option that may be 0 but never negative."""
 CHANCE = "chance"
 """An option that is a probability below 1."""
+DEVICE = "device"
+"""A torch device: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``."""
 
 OPTIONS: dict[str, tuple[list[str], dict[str, str]]] = {
     "evaluate": (["tictactoe", "random", "rules"],
@@ -54,13 +56,16 @@ OPTIONS: dict[str, tuple[list[str], dict[str, str]]] = {
     "quality": (["tictactoe", "random"],
                 {"--limit": COUNT, "--seed": AMOUNT, "--workers": COUNT}),
     "play": (["tictactoe"], {"--seed": AMOUNT}),
+    "replay": (["games.jsonl"], {"--game": AMOUNT}),
+    "serve": ([], {"--port": AMOUNT, "--seed": AMOUNT}),
     "train": (["tictactoe"],
               {"--timesteps": COUNT, "--seed": AMOUNT, "--n-envs": COUNT,
-               "--eval-quality": AMOUNT, "--patience": AMOUNT}),
+               "--eval-quality": AMOUNT, "--patience": AMOUNT, "--device": DEVICE}),
     "selfplay": (["tictactoe"],
                  {"--timesteps": COUNT, "--seed": AMOUNT, "--n-envs": COUNT,
-                  "--patience": AMOUNT}),
-    "az": (["tictactoe"], {"--seed": AMOUNT, "--iterations": COUNT, "--minutes": "minutes"}),
+                  "--patience": AMOUNT, "--device": DEVICE}),
+    "az": (["tictactoe"], {"--seed": AMOUNT, "--iterations": COUNT, "--minutes": "minutes",
+                           "--workers": COUNT, "--device": DEVICE}),
     "td": (["tictactoe"], {"--seed": AMOUNT, "--games": COUNT, "--minutes": "minutes"}),
     "bench": ([], {"--seconds": "seconds", "--repeats": COUNT, "--sizes": COUNT}),
 }
@@ -83,6 +88,8 @@ def bad_values(kind: str) -> list[str]:
         values = ["abc", "nan", "inf", "-1", "1", "1.5"]
     if kind in ("minutes", "seconds"):
         values = ["abc", "nan", "inf", "-1", "0", "1e300"]
+    if kind == DEVICE:
+        values = ["gpu", "cuda:x", "cuda:-1", "", "cuda:999"]
     return values
 
 
@@ -106,6 +113,7 @@ def player_cases() -> Iterator[list[str]]:
         yield ["tournament", "tictactoe", "random", spec]
         yield ["quality", "tictactoe", spec]
         yield ["play", "tictactoe", "--opponent", spec]
+        yield ["serve", "--port", "0", "--checkpoint", spec]
         yield ["train", "tictactoe", "--opponent", spec]
 
 
